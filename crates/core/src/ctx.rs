@@ -1,0 +1,214 @@
+//! `Context`: owns the sockets, the inproc name registry and the I/O thread.
+
+use crate::error::{Error, Result};
+use crate::io::ReactorShared;
+use crate::socket::{Socket, SocketShared};
+use ferromq_zmtp::SocketType;
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+/// Context option numbers (libzmq's).
+#[allow(missing_docs)]
+pub mod opt {
+    pub const IO_THREADS: i32 = 1;
+    pub const MAX_SOCKETS: i32 = 2;
+    pub const SOCKET_LIMIT: i32 = 3;
+    pub const THREAD_PRIORITY: i32 = 3;
+    pub const THREAD_SCHED_POLICY: i32 = 4;
+    pub const MAX_MSGSZ: i32 = 5;
+    pub const MSG_T_SIZE: i32 = 6;
+    pub const THREAD_AFFINITY_CPU_ADD: i32 = 7;
+    pub const THREAD_AFFINITY_CPU_REMOVE: i32 = 8;
+    pub const THREAD_NAME_PREFIX: i32 = 9;
+    pub const IPV6: i32 = 42;
+    pub const BLOCKY: i32 = 70;
+}
+
+pub(crate) struct CtxState {
+    pub(crate) terminating: bool,
+    pub(crate) sockets: HashMap<u64, Weak<SocketShared>>,
+    /// inproc names bound, to the binding socket.
+    pub(crate) inproc: HashMap<String, Weak<SocketShared>>,
+    /// inproc connects waiting for a bind: the binder's ends of their pipes.
+    pub(crate) inproc_pending: HashMap<String, Vec<crate::transport::inproc::Pending>>,
+    io_threads: i32,
+    max_sockets: i32,
+    ipv6: bool,
+    blocky: bool,
+    max_msgsz: i32,
+    priority: i32,
+    sched_policy: i32,
+}
+
+pub(crate) struct CtxShared {
+    state: Mutex<CtxState>,
+    closed_cond: Condvar,
+    reactor: OnceLock<Arc<ReactorShared>>,
+}
+
+impl CtxShared {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, CtxState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The I/O thread, started on first use.
+    pub(crate) fn reactor(&self) -> Result<Arc<ReactorShared>> {
+        if let Some(r) = self.reactor.get() {
+            return Ok(r.clone());
+        }
+        let r = ReactorShared::start().map_err(|e| Error::from_io(&e))?;
+        Ok(self.reactor.get_or_init(|| r).clone())
+    }
+
+    /// The I/O thread if it was ever started.
+    pub(crate) fn reactor_if_started(&self) -> Option<Arc<ReactorShared>> {
+        self.reactor.get().cloned()
+    }
+
+    pub(crate) fn is_terminating(&self) -> bool {
+        self.lock().terminating
+    }
+
+    pub(crate) fn socket_closed(&self, id: u64) {
+        let mut st = self.lock();
+        st.sockets.remove(&id);
+        drop(st);
+        self.closed_cond.notify_all();
+    }
+
+    pub(crate) fn ipv6_default(&self) -> bool {
+        self.lock().ipv6
+    }
+
+    pub(crate) fn blocky(&self) -> bool {
+        self.lock().blocky
+    }
+}
+
+/// A ZeroMQ context: the factory of sockets. Cheap to clone; all clones are the same
+/// context. Dropping the last clone does not terminate it — call [`Context::term`].
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<CtxShared>,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context::new()
+    }
+}
+
+impl Context {
+    /// A new context with libzmq's defaults (one I/O thread, 1023 sockets).
+    pub fn new() -> Context {
+        Context {
+            inner: Arc::new(CtxShared {
+                state: Mutex::new(CtxState {
+                    terminating: false,
+                    sockets: HashMap::new(),
+                    inproc: HashMap::new(),
+                    inproc_pending: HashMap::new(),
+                    io_threads: 1,
+                    max_sockets: 1023,
+                    ipv6: false,
+                    blocky: true,
+                    max_msgsz: i32::MAX,
+                    priority: -1,
+                    sched_policy: -1,
+                }),
+                closed_cond: Condvar::new(),
+                reactor: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Creates a socket of the given type. Fails with `Terminated` after `term`/`shutdown`
+    /// and `TooManySockets` beyond ZMQ_MAX_SOCKETS.
+    pub fn socket(&self, kind: SocketType) -> Result<Socket> {
+        let mut st = self.inner.lock();
+        if st.terminating {
+            return Err(Error::Terminated);
+        }
+        if st.sockets.len() >= st.max_sockets.max(0) as usize {
+            return Err(Error::TooManySockets);
+        }
+        let ipv6 = st.ipv6;
+        drop(st);
+        let sock = Socket::create(self.inner.clone(), kind, ipv6)?;
+        self.inner
+            .lock()
+            .sockets
+            .insert(sock.id(), Arc::downgrade(&sock.inner));
+        Ok(sock)
+    }
+
+    /// Sets a context option (ZMQ_IO_THREADS, ZMQ_MAX_SOCKETS, ZMQ_IPV6, ZMQ_BLOCKY, ...).
+    pub fn set(&self, option: i32, value: i32) -> Result<()> {
+        let mut st = self.inner.lock();
+        match option {
+            opt::IO_THREADS if value >= 0 => st.io_threads = value,
+            opt::MAX_SOCKETS if value >= 1 => st.max_sockets = value,
+            opt::IPV6 => st.ipv6 = value != 0,
+            opt::BLOCKY => st.blocky = value != 0,
+            opt::MAX_MSGSZ if value > 0 => st.max_msgsz = value,
+            opt::THREAD_PRIORITY if value >= -1 => st.priority = value,
+            opt::THREAD_SCHED_POLICY if value >= -1 => st.sched_policy = value,
+            opt::THREAD_AFFINITY_CPU_ADD | opt::THREAD_AFFINITY_CPU_REMOVE if value >= 0 => {}
+            _ => return Err(Error::InvalidArgument),
+        }
+        Ok(())
+    }
+
+    /// Reads a context option.
+    pub fn get(&self, option: i32) -> Result<i32> {
+        let st = self.inner.lock();
+        Ok(match option {
+            opt::IO_THREADS => st.io_threads,
+            opt::MAX_SOCKETS => st.max_sockets,
+            opt::SOCKET_LIMIT => 65535,
+            opt::IPV6 => st.ipv6 as i32,
+            opt::BLOCKY => st.blocky as i32,
+            opt::MAX_MSGSZ => st.max_msgsz,
+            opt::MSG_T_SIZE => 64,
+            opt::THREAD_SCHED_POLICY => st.sched_policy,
+            _ => return Err(Error::InvalidArgument),
+        })
+    }
+
+    /// Makes blocking calls on this context's sockets return `Terminated` and refuses new
+    /// sockets; does not wait. Sockets must still be closed.
+    pub fn shutdown(&self) {
+        let sockets: Vec<Arc<SocketShared>> = {
+            let mut st = self.inner.lock();
+            st.terminating = true;
+            st.sockets.values().filter_map(|w| w.upgrade()).collect()
+        };
+        for s in sockets {
+            s.signal.notify();
+        }
+    }
+
+    /// Terminates the context: shuts it down, waits until every socket is closed, then
+    /// waits for lingering messages to be sent (each socket's LINGER bounds that), and
+    /// stops the I/O thread. Returns `Interrupted` if a signal arrives while waiting.
+    pub fn term(&self) -> Result<()> {
+        self.shutdown();
+        let mut st = self.inner.lock();
+        while !st.sockets.is_empty() {
+            // Poll the socket list; a close wakes us through the condvar.
+            let (g, _) = self
+                .inner
+                .closed_cond
+                .wait_timeout(st, Duration::from_millis(100))
+                .unwrap_or_else(|e| e.into_inner());
+            st = g;
+            st.sockets.retain(|_, w| w.strong_count() > 0);
+        }
+        drop(st);
+        if let Some(r) = self.inner.reactor.get() {
+            r.drain_and_stop(Instant::now());
+        }
+        Ok(())
+    }
+}

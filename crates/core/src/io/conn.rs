@@ -1,0 +1,428 @@
+//! One tcp/ipc connection in the I/O thread: moves bytes between the stream and its ZMTP
+//! engine, and messages between the engine and the socket's pipe, in batches (one read or
+//! write syscall for as many frames as fit, one pipe lock per batch).
+
+use super::reactor::{Ctx, Timer};
+use super::stream::Stream;
+use crate::monitor::event;
+use crate::msg::{Metadata, Msg};
+use crate::options::Options;
+use crate::pattern::{cancel_msg, subscribe_msg, PeerMeta};
+use crate::pipe::{Pipe, Waker};
+use crate::socket::SocketShared;
+use crate::transport::tcp;
+use ferromq_zmtp::{Engine, EngineConfig, Event, MechanismConfig, PeerInfo};
+use std::io::ErrorKind;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const READ_SIZE: usize = 64 * 1024;
+const WRITE_BATCH: usize = 256 * 1024;
+
+/// Why a connection ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Close {
+    /// Our side closes it (unbind, disconnect, socket close, linger done): no reconnect.
+    Shutdown,
+    /// The peer closed or the stream failed.
+    Disconnected,
+    /// A non-blocking connect failed.
+    ConnectFailed,
+    /// Handshake or heartbeat timed out.
+    Timeout,
+    /// The peer broke the protocol (libzmq's ZMQ_PROTOCOL_ERROR_* code).
+    Protocol(u32),
+}
+
+pub(super) struct Conn {
+    pub(super) stream: Stream,
+    pub(super) socket: Arc<SocketShared>,
+    pub(super) connector: Option<usize>,
+    pub(super) listener: Option<usize>,
+    opts: Options,
+    endpoint: String,
+    engine: Engine,
+    /// I/O end of the socket's pipe: `inq` holds what the socket sends, `out` what it gets.
+    pipe: Option<Arc<Pipe>>,
+    /// The socket-side pipe id (for detach / activation).
+    sock_pipe: Option<u64>,
+    /// The pipe outlives this connection (made by connect, reused after reconnect).
+    persistent_pipe: bool,
+    connecting: bool,
+    handshaked: bool,
+    read_paused: bool,
+    lingering: bool,
+    meta: Option<Arc<Metadata>>,
+    in_batch: Vec<Msg>,
+    out_batch: Vec<Msg>,
+    last_recv: Instant,
+    peer_ttl: Option<Duration>,
+}
+
+impl Conn {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        stream: Stream,
+        socket: Arc<SocketShared>,
+        opts: Options,
+        endpoint: String,
+        connector: Option<usize>,
+        listener: Option<usize>,
+        pipe: Option<(Arc<Pipe>, u64)>,
+        connecting: bool,
+    ) -> Conn {
+        let engine = Engine::new(EngineConfig {
+            socket_type: socket.kind,
+            routing_id: opts.routing_id.clone(),
+            as_server: false,
+            mechanism: MechanismConfig::Null,
+            max_msg_size: u64::try_from(opts.maxmsgsize).ok(),
+        });
+        let persistent_pipe = pipe.is_some();
+        let (pipe, sock_pipe) = match pipe {
+            Some((p, id)) => (Some(p), Some(id)),
+            None => (None, None),
+        };
+        Conn {
+            stream,
+            socket,
+            connector,
+            listener,
+            opts,
+            endpoint,
+            engine,
+            pipe,
+            sock_pipe,
+            persistent_pipe,
+            connecting,
+            handshaked: false,
+            read_paused: false,
+            lingering: false,
+            meta: None,
+            in_batch: Vec::new(),
+            out_batch: Vec::new(),
+            last_recv: Instant::now(),
+            peer_ttl: None,
+        }
+    }
+
+    /// Made by a connector of a closed socket: deliver the queue, then close.
+    pub(super) fn linger_from_start(&mut self) {
+        self.lingering = true;
+    }
+
+    pub(super) fn is_lingering(&self) -> bool {
+        self.lingering
+    }
+
+    /// The stream is connected: start the handshake clock and send the greeting.
+    pub(super) fn started(&mut self, cx: &mut Ctx<'_>, token: usize) {
+        if self.opts.handshake_ivl > 0 {
+            cx.timers.push((
+                Instant::now() + Duration::from_millis(self.opts.handshake_ivl as u64),
+                Timer::Handshake(token),
+            ));
+        }
+        let _ = self.flush();
+    }
+
+    /// Readiness (or a scheduled wake-up from the pipe): make progress both ways.
+    pub(super) fn ready(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        token: usize,
+        readable: bool,
+        writable: bool,
+    ) -> Result<(), Close> {
+        if self.connecting {
+            if !writable && !readable {
+                return Ok(());
+            }
+            if let Ok(Some(_)) | Err(_) = self.stream.take_error() {
+                return Err(Close::ConnectFailed);
+            }
+            if !self.stream.is_connected() {
+                return Ok(());
+            }
+            self.connecting = false;
+            if let Stream::Tcp(t) = &self.stream {
+                tcp::tune(t, &self.opts);
+            }
+            let fd = self.stream.as_raw_fd();
+            self.socket
+                .emit(event::CONNECTED, fd as u32, &self.endpoint);
+            self.started(cx, token);
+        }
+        if self.read_paused {
+            if let Some(p) = &self.pipe {
+                if p.out.reserve() {
+                    self.read_paused = false;
+                    self.process(cx, token)?;
+                }
+            }
+        }
+        if readable && (!self.lingering || !self.handshaked) {
+            self.read(cx, token)?;
+        }
+        self.flush()
+    }
+
+    fn read(&mut self, cx: &mut Ctx<'_>, token: usize) -> Result<(), Close> {
+        loop {
+            if self.read_paused {
+                return Ok(());
+            }
+            let buf = self.engine.input_buffer(READ_SIZE);
+            match self.stream.read(buf) {
+                Ok(0) => return Err(Close::Disconnected),
+                Ok(n) => {
+                    self.engine.input_filled(n);
+                    if self.opts.heartbeat_ivl > 0 || self.peer_ttl.is_some() {
+                        self.last_recv = Instant::now();
+                    }
+                    self.process(cx, token)?;
+                    // A short read means the kernel buffer is empty: save a syscall.
+                    if n < READ_SIZE / 2 {
+                        return Ok(());
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => return Err(Close::Disconnected),
+            }
+        }
+    }
+
+    /// Decodes buffered input into the pipe, stopping at the socket's receive HWM.
+    fn process(&mut self, cx: &mut Ctx<'_>, token: usize) -> Result<(), Close> {
+        if let Some(p) = &self.pipe {
+            if self.handshaked && !p.out.reserve() {
+                self.read_paused = true;
+                return Ok(());
+            }
+        }
+        loop {
+            match self.engine.poll_event() {
+                Ok(None) => break,
+                Ok(Some(ev)) => match ev {
+                    Event::Message { more, body } => {
+                        let mut m = Msg::from_bytes(body);
+                        m.set_more(more);
+                        if self.meta.is_some() {
+                            m.set_metadata(self.meta.clone());
+                        }
+                        self.in_batch.push(m);
+                    }
+                    Event::Subscribe(t) => self.in_batch.push(subscribe_msg(&t)),
+                    Event::Cancel(t) => self.in_batch.push(cancel_msg(&t)),
+                    Event::Ready(peer) => self.handshake_done(cx, token, &peer),
+                    Event::Ping { ttl, .. } => {
+                        if ttl > 0 {
+                            let first = self.peer_ttl.is_none();
+                            self.peer_ttl = Some(Duration::from_millis(ttl as u64 * 100));
+                            self.last_recv = Instant::now();
+                            if first && self.opts.heartbeat_ivl <= 0 {
+                                cx.timers.push((
+                                    Instant::now() + Duration::from_millis(ttl as u64 * 100),
+                                    Timer::Heartbeat(token),
+                                ));
+                            }
+                        }
+                    }
+                    Event::Pong { .. } => {}
+                    Event::PeerError { .. } => return Err(Close::Disconnected),
+                },
+                Err(e) => {
+                    self.push_batch();
+                    return Err(Close::Protocol(e.protocol_error_code()));
+                }
+            }
+        }
+        self.push_batch();
+        Ok(())
+    }
+
+    fn push_batch(&mut self) {
+        if let Some(p) = &self.pipe {
+            p.out.push_batch(&mut self.in_batch);
+        } else {
+            self.in_batch.clear();
+        }
+    }
+
+    fn handshake_done(&mut self, cx: &mut Ctx<'_>, token: usize, peer: &PeerInfo) {
+        self.handshaked = true;
+        cx.timers.retain(|(_, t)| *t != Timer::Handshake(token));
+        let mut props: Vec<(String, String)> = peer
+            .properties
+            .iter()
+            .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
+            .collect();
+        let addr = self.stream.peer_address();
+        if !addr.is_empty() {
+            props.push(("Peer-Address".to_string(), addr));
+        }
+        self.meta = Some(Arc::new(Metadata { properties: props }));
+        let meta = PeerMeta {
+            socket_type: peer.socket_type,
+            routing_id: peer.routing_id.clone(),
+            connect_routing_id: if self.connector.is_some() {
+                self.opts.connect_routing_id.clone()
+            } else {
+                None
+            },
+        };
+        let waker = Waker::Reactor(cx.shared.clone(), token);
+        match (&self.pipe, self.sock_pipe) {
+            (Some(p), Some(sock_id)) => {
+                p.inq.set_reader(waker.clone());
+                p.out.set_writer(waker);
+                self.socket.pipe_activated(sock_id, &meta);
+            }
+            _ => {
+                let (sock_end, io_end) =
+                    Pipe::pair(self.opts.sndhwm as usize, self.opts.rcvhwm as usize);
+                io_end.inq.set_reader(waker.clone());
+                io_end.out.set_writer(waker);
+                self.sock_pipe = Some(sock_end.id);
+                self.pipe = Some(io_end);
+                self.socket.attach_pipe(sock_end, Some(&meta));
+            }
+        }
+        self.socket
+            .emit(event::HANDSHAKE_SUCCEEDED, 0, &self.endpoint);
+        if self.opts.heartbeat_ivl > 0 {
+            cx.timers.push((
+                Instant::now() + Duration::from_millis(self.opts.heartbeat_ivl as u64),
+                Timer::Heartbeat(token),
+            ));
+        }
+    }
+
+    /// Writes pending output, refilling it from the pipe in batches.
+    fn flush(&mut self) -> Result<(), Close> {
+        if self.connecting {
+            return Ok(());
+        }
+        loop {
+            if self.engine.has_output() {
+                match self.stream.write(self.engine.output()) {
+                    Ok(n) => {
+                        self.engine.consume_output(n);
+                        continue;
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(_) => return Err(Close::Disconnected),
+                }
+            }
+            if !self.handshaked {
+                return Ok(());
+            }
+            let Some(p) = &self.pipe else {
+                return Ok(());
+            };
+            p.inq.pop_batch(&mut self.out_batch, WRITE_BATCH);
+            if self.out_batch.is_empty() {
+                if self.lingering {
+                    return Err(Close::Shutdown);
+                }
+                return Ok(());
+            }
+            for m in self.out_batch.drain(..) {
+                if m.is_command() {
+                    match m.data().split_first() {
+                        Some((1, topic)) => self.engine.send_subscribe(topic),
+                        Some((_, topic)) => self.engine.send_cancel(topic),
+                        None => {}
+                    }
+                } else {
+                    self.engine.send_message(m.more(), m.data());
+                }
+            }
+        }
+    }
+
+    /// The socket closed: deliver what is queued within `linger` ms. True = close now.
+    pub(super) fn start_linger(&mut self, cx: &mut Ctx<'_>, token: usize, linger: i32) -> bool {
+        if linger == 0 {
+            return true;
+        }
+        // Not yet handshaked: keep going; the queue is flushed once the handshake is done.
+        self.lingering = true;
+        if linger > 0 {
+            cx.timers.push((
+                Instant::now() + Duration::from_millis(linger as u64),
+                Timer::Linger(token),
+            ));
+        }
+        self.handshaked && self.flush().is_err()
+    }
+
+    pub(super) fn timer(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        token: usize,
+        kind: Timer,
+        now: Instant,
+    ) -> Result<(), Close> {
+        match kind {
+            Timer::Handshake(_) if !self.handshaked => Err(Close::Timeout),
+            Timer::Linger(_) => Err(Close::Shutdown),
+            Timer::Heartbeat(_) => {
+                let timeout = if self.opts.heartbeat_ivl > 0 {
+                    Duration::from_millis(self.opts.effective_heartbeat_timeout().max(0) as u64)
+                } else {
+                    self.peer_ttl.unwrap_or(Duration::MAX)
+                };
+                let ttl_expired = self
+                    .peer_ttl
+                    .is_some_and(|ttl| now.duration_since(self.last_recv) > ttl);
+                if now.duration_since(self.last_recv) > timeout || ttl_expired {
+                    return Err(Close::Timeout);
+                }
+                let period = if self.opts.heartbeat_ivl > 0 {
+                    let ttl = (self.opts.heartbeat_ttl / 100).clamp(0, u16::MAX as i32) as u16;
+                    self.engine.send_ping(ttl, b"");
+                    Duration::from_millis(self.opts.heartbeat_ivl as u64)
+                } else {
+                    self.peer_ttl.unwrap_or(Duration::from_secs(1))
+                };
+                cx.timers.push((now + period, Timer::Heartbeat(token)));
+                self.flush()
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The connection is gone: report it and release the pipe.
+    pub(super) fn closed(&mut self, why: Close) {
+        let fd = self.stream.as_raw_fd() as u32;
+        match why {
+            Close::ConnectFailed => {}
+            Close::Protocol(code) => {
+                if !self.handshaked {
+                    self.socket
+                        .emit(event::HANDSHAKE_FAILED_PROTOCOL, code, &self.endpoint);
+                }
+                self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
+            }
+            _ => {
+                if !self.connecting {
+                    self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
+                }
+            }
+        }
+        if let Some(p) = self.pipe.take() {
+            p.inq.set_reader(Waker::Nobody);
+            p.out.set_writer(Waker::Nobody);
+            p.out.abort_partial();
+            if !self.persistent_pipe {
+                if let Some(id) = self.sock_pipe {
+                    self.socket.detach_pipe(id);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The I/O driver: one background thread per context that owns every tcp/ipc listener and
+//! connection (the only code that touches readiness/epoll, through mio). Application
+//! threads talk to it through commands and by scheduling connection tokens when a pipe
+//! needs attention; it talks back through the pipes' wakers.
+
+mod conn;
+mod reactor;
+mod stream;
+
+pub(crate) use reactor::ReactorShared;
+
+use crate::options::Options;
+use crate::socket::SocketShared;
+use crate::transport::Endpoint;
+use std::sync::Arc;
+
+/// A bind for the I/O thread (the listener itself is created by the caller so that errors
+/// such as EADDRINUSE come back synchronously).
+pub(crate) struct BindRequest {
+    pub(crate) socket: Arc<SocketShared>,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) opts: Options,
+}
+
+/// A connect for the I/O thread.
+pub(crate) struct ConnectRequest {
+    pub(crate) socket: Arc<SocketShared>,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) endpoint_str: String,
+    pub(crate) opts: Options,
+}

@@ -1,0 +1,682 @@
+//! The I/O thread's loop: listeners, connectors (with reconnect backoff), connections,
+//! timers, and the command queue application threads feed.
+
+use super::conn::{Close, Conn};
+use super::stream::{Listener, Stream};
+use super::{BindRequest, ConnectRequest};
+use crate::error::{Error, Result};
+use crate::monitor::event;
+use crate::options::Options;
+use crate::pattern::PeerMeta;
+use crate::pipe::{Pipe, Waker};
+use crate::socket::SocketShared;
+use crate::transport::{ipc, tcp, Endpoint};
+use mio::{Events, Interest, Poll, Registry, Token};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const WAKER: Token = Token(0);
+
+enum Command {
+    Bind {
+        token: usize,
+        listener: Listener,
+        socket: Arc<SocketShared>,
+        endpoint: String,
+        opts: Options,
+    },
+    Connect {
+        token: usize,
+        req: ConnectRequest,
+        pipe: Option<(Arc<Pipe>, u64)>,
+    },
+    Remove {
+        token: usize,
+    },
+    CloseSocket {
+        socket_id: u64,
+        linger: i32,
+    },
+    Stop,
+}
+
+/// State shared between the I/O thread and application threads.
+pub(crate) struct ReactorShared {
+    waker: mio::Waker,
+    commands: Mutex<Vec<Command>>,
+    scheduled: Mutex<Vec<usize>>,
+    next_token: AtomicUsize,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl ReactorShared {
+    /// Starts the I/O thread.
+    pub(crate) fn start() -> std::io::Result<Arc<ReactorShared>> {
+        let poll = Poll::new()?;
+        let waker = mio::Waker::new(poll.registry(), WAKER)?;
+        let shared = Arc::new(ReactorShared {
+            waker,
+            commands: Mutex::new(Vec::new()),
+            scheduled: Mutex::new(Vec::new()),
+            next_token: AtomicUsize::new(1),
+            thread: Mutex::new(None),
+        });
+        let s2 = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name("ferromq-io".into())
+            .spawn(move || Reactor::new(poll, s2).run())?;
+        *shared.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        Ok(shared)
+    }
+
+    fn lock_cmds(&self) -> MutexGuard<'_, Vec<Command>> {
+        self.commands.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn command(&self, c: Command) {
+        self.lock_cmds().push(c);
+        let _ = self.waker.wake();
+    }
+
+    fn token(&self) -> usize {
+        self.next_token.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Asks the I/O thread to look at connection `token` (its pipe changed).
+    pub(crate) fn schedule(&self, token: usize) {
+        let mut s = self.scheduled.lock().unwrap_or_else(|e| e.into_inner());
+        let first = s.is_empty();
+        s.push(token);
+        drop(s);
+        if first {
+            let _ = self.waker.wake();
+        }
+    }
+
+    /// Creates the listener now (so errors are synchronous) and hands it to the I/O thread.
+    /// Returns the token and the resolved endpoint (for ZMQ_LAST_ENDPOINT).
+    pub(crate) fn bind(&self, req: BindRequest) -> Result<(usize, String)> {
+        let (listener, endpoint) = match &req.endpoint {
+            Endpoint::Tcp { host, port } => {
+                let addr = tcp::bind_addr(host, port, &req.opts)?;
+                let std_l = std::net::TcpListener::bind(addr)?;
+                std_l.set_nonblocking(true)?;
+                let local = std_l.local_addr()?;
+                let l = mio::net::TcpListener::from_std(std_l);
+                (Listener::Tcp(l), tcp::endpoint_string(&local))
+            }
+            Endpoint::Ipc(path) => {
+                let path = if path == "*" {
+                    ipc::wildcard_path()
+                } else {
+                    path.clone()
+                };
+                // A stale socket file from an earlier run would make bind fail: remove it,
+                // as libzmq does.
+                if std::fs::symlink_metadata(&path)
+                    .map(|m| {
+                        use std::os::unix::fs::FileTypeExt;
+                        m.file_type().is_socket()
+                    })
+                    .unwrap_or(false)
+                {
+                    let _ = std::fs::remove_file(&path);
+                }
+                let l = mio::net::UnixListener::bind(&path)?;
+                (Listener::Unix(l, path.clone()), ipc::endpoint_string(&path))
+            }
+            Endpoint::Inproc(_) => return Err(Error::InvalidArgument),
+        };
+        let token = self.token();
+        self.command(Command::Bind {
+            token,
+            listener,
+            socket: req.socket,
+            endpoint: endpoint.clone(),
+            opts: req.opts,
+        });
+        Ok((token, endpoint))
+    }
+
+    /// Starts connecting in the background. Unless ZMQ_IMMEDIATE is set, the socket gets its
+    /// pipe at once so messages can be queued before the connection is up.
+    pub(crate) fn connect(&self, req: ConnectRequest) -> Result<usize> {
+        if let Endpoint::Tcp { host, port } = &req.endpoint {
+            // Validate now: libzmq rejects unparsable addresses in zmq_connect.
+            if port.parse::<u16>().is_err() || host.is_empty() {
+                return Err(Error::InvalidArgument);
+            }
+        }
+        let pipe = if req.opts.immediate {
+            None
+        } else {
+            let (sock_end, io_end) = Pipe::pair(req.opts.sndhwm as usize, req.opts.rcvhwm as usize);
+            let sock_id = sock_end.id;
+            let meta = None::<&PeerMeta>;
+            if !req.socket.attach_pipe(sock_end, meta) {
+                return Err(Error::NotSocket);
+            }
+            Some((io_end, sock_id))
+        };
+        let token = self.token();
+        self.command(Command::Connect { token, req, pipe });
+        Ok(token)
+    }
+
+    /// Closes a listener or connector (unbind/disconnect).
+    pub(crate) fn remove(&self, token: usize, _linger: i32) {
+        self.command(Command::Remove { token });
+    }
+
+    /// The socket closed: stop its listeners and connectors; its connections deliver what
+    /// is queued within `linger` ms (-1 = no limit) and then close.
+    pub(crate) fn close_socket(&self, socket_id: u64, linger: i32) {
+        self.command(Command::CloseSocket { socket_id, linger });
+    }
+
+    /// Context termination: waits for lingering connections, then stops the thread.
+    pub(crate) fn drain_and_stop(&self, _now: Instant) {
+        self.command(Command::Stop);
+        let h = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(h) = h {
+            let _ = h.join();
+        }
+    }
+}
+
+struct ListenerEntry {
+    listener: Listener,
+    socket: Arc<SocketShared>,
+    endpoint: String,
+    opts: Options,
+}
+
+struct Connector {
+    req: ConnectRequest,
+    /// (the I/O end of the socket's pipe, the socket-side pipe id); kept across reconnects.
+    pipe: Option<(Arc<Pipe>, u64)>,
+    ivl: i32,
+    conn: Option<usize>,
+    /// The socket closed with LINGER != 0: keep trying to deliver until this deadline
+    /// (None = no limit) or until the pipe is empty.
+    lingering: Option<Option<Instant>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Timer {
+    Reconnect(usize),
+    Handshake(usize),
+    Heartbeat(usize),
+    Linger(usize),
+}
+
+/// What a connection needs from the reactor while it runs.
+pub(super) struct Ctx<'a> {
+    pub(super) registry: &'a Registry,
+    pub(super) shared: &'a Arc<ReactorShared>,
+    pub(super) timers: &'a mut Vec<(Instant, Timer)>,
+}
+
+struct Reactor {
+    poll: Poll,
+    shared: Arc<ReactorShared>,
+    listeners: HashMap<usize, ListenerEntry>,
+    connectors: HashMap<usize, Connector>,
+    conns: HashMap<usize, Conn>,
+    timers: Vec<(Instant, Timer)>,
+    stopping: bool,
+}
+
+impl Reactor {
+    fn new(poll: Poll, shared: Arc<ReactorShared>) -> Reactor {
+        Reactor {
+            poll,
+            shared,
+            listeners: HashMap::new(),
+            connectors: HashMap::new(),
+            conns: HashMap::new(),
+            timers: Vec::new(),
+            stopping: false,
+        }
+    }
+
+    fn run(mut self) {
+        let mut events = Events::with_capacity(256);
+        loop {
+            let now = Instant::now();
+            let timeout = self
+                .timers
+                .iter()
+                .map(|(t, _)| t.saturating_duration_since(now))
+                .min();
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    break;
+                }
+            }
+            for ev in events.iter() {
+                let t = ev.token().0;
+                if t == 0 {
+                    continue;
+                }
+                if self.listeners.contains_key(&t) {
+                    self.accept(t);
+                } else {
+                    self.conn_ready(t, ev.is_readable() || ev.is_read_closed(), ev.is_writable());
+                }
+            }
+            self.run_commands();
+            self.run_scheduled();
+            self.run_timers();
+            if self.stopping && self.conns.is_empty() {
+                break;
+            }
+        }
+        // Dropping the entries closes every descriptor.
+    }
+
+    fn ctx(&mut self) -> (Ctx<'_>, &mut HashMap<usize, Conn>) {
+        (
+            Ctx {
+                registry: self.poll.registry(),
+                shared: &self.shared,
+                timers: &mut self.timers,
+            },
+            &mut self.conns,
+        )
+    }
+
+    fn run_commands(&mut self) {
+        let cmds = std::mem::take(&mut *self.shared.lock_cmds());
+        for c in cmds {
+            match c {
+                Command::Bind {
+                    token,
+                    mut listener,
+                    socket,
+                    endpoint,
+                    opts,
+                } => {
+                    let fd = listener.fd();
+                    if self
+                        .poll
+                        .registry()
+                        .register(listener.source(), Token(token), Interest::READABLE)
+                        .is_ok()
+                    {
+                        socket.emit(event::LISTENING, fd as u32, &endpoint);
+                        self.listeners.insert(
+                            token,
+                            ListenerEntry {
+                                listener,
+                                socket,
+                                endpoint,
+                                opts,
+                            },
+                        );
+                    } else {
+                        socket.emit(event::BIND_FAILED, 0, &endpoint);
+                    }
+                }
+                Command::Connect { token, req, pipe } => {
+                    let ivl = req.opts.reconnect_ivl;
+                    self.connectors.insert(
+                        token,
+                        Connector {
+                            req,
+                            pipe,
+                            ivl,
+                            conn: None,
+                            lingering: None,
+                        },
+                    );
+                    self.start_connect(token);
+                }
+                Command::Remove { token } => self.remove(token),
+                Command::CloseSocket { socket_id, linger } => self.close_socket(socket_id, linger),
+                Command::Stop => {
+                    self.stopping = true;
+                    let ls: Vec<usize> = self.listeners.keys().copied().collect();
+                    for t in ls {
+                        self.remove(t);
+                    }
+                    let cs: Vec<usize> = self.connectors.keys().copied().collect();
+                    for t in cs {
+                        self.drop_connector(t, false);
+                    }
+                    // Connections of closed sockets are already lingering; any others go now.
+                    let ids: Vec<usize> = self
+                        .conns
+                        .iter()
+                        .filter(|(_, c)| !c.is_lingering())
+                        .map(|(t, _)| *t)
+                        .collect();
+                    for t in ids {
+                        self.close_conn(t, Close::Shutdown);
+                    }
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, token: usize) {
+        if let Some(mut l) = self.listeners.remove(&token) {
+            let _ = self.poll.registry().deregister(l.listener.source());
+            l.socket
+                .emit(event::CLOSED, l.listener.fd() as u32, &l.endpoint);
+            // libzmq's unbind also closes the connections accepted on that endpoint.
+            let ids: Vec<usize> = self
+                .conns
+                .iter()
+                .filter(|(_, c)| c.listener == Some(token))
+                .map(|(t, _)| *t)
+                .collect();
+            for t in ids {
+                self.close_conn(t, Close::Shutdown);
+            }
+        } else if self.connectors.contains_key(&token) {
+            self.drop_connector(token, true);
+        }
+    }
+
+    /// Forgets a connector; `detach` also removes its pipe from the socket (disconnect).
+    fn drop_connector(&mut self, token: usize, detach: bool) {
+        if let Some(c) = self.connectors.remove(&token) {
+            if let Some(ct) = c.conn {
+                if detach {
+                    self.close_conn(ct, Close::Shutdown);
+                } else if let Some(conn) = self.conns.get_mut(&ct) {
+                    conn.connector = None;
+                }
+            }
+            self.timers.retain(|(_, t)| *t != Timer::Reconnect(token));
+            if detach {
+                if let Some((_, sock_pipe)) = c.pipe {
+                    c.req.socket.detach_pipe(sock_pipe);
+                }
+            }
+        }
+    }
+
+    fn close_socket(&mut self, socket_id: u64, linger: i32) {
+        let ls: Vec<usize> = self
+            .listeners
+            .iter()
+            .filter(|(_, l)| l.socket.id == socket_id)
+            .map(|(t, _)| *t)
+            .collect();
+        for t in ls {
+            if let Some(mut l) = self.listeners.remove(&t) {
+                let _ = self.poll.registry().deregister(l.listener.source());
+                l.socket
+                    .emit(event::CLOSED, l.listener.fd() as u32, &l.endpoint);
+            }
+        }
+        let cs: Vec<usize> = self
+            .connectors
+            .iter()
+            .filter(|(_, c)| c.req.socket.id == socket_id)
+            .map(|(t, _)| *t)
+            .collect();
+        for t in cs {
+            let keep = linger != 0
+                && self.connectors[&t]
+                    .pipe
+                    .as_ref()
+                    .is_some_and(|(p, _)| !p.inq.is_empty());
+            if keep {
+                let deadline =
+                    (linger > 0).then(|| Instant::now() + Duration::from_millis(linger as u64));
+                if let Some(c) = self.connectors.get_mut(&t) {
+                    c.lingering = Some(deadline);
+                }
+            } else {
+                self.drop_connector(t, false);
+            }
+        }
+        let conns: Vec<usize> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.socket.id == socket_id)
+            .map(|(t, _)| *t)
+            .collect();
+        for t in conns {
+            let done = {
+                let (mut cx, conns) = self.ctx();
+                match conns.get_mut(&t) {
+                    Some(c) => c.start_linger(&mut cx, t, linger),
+                    None => false,
+                }
+            };
+            if done {
+                self.close_conn(t, Close::Shutdown);
+            }
+        }
+    }
+
+    fn start_connect(&mut self, ctoken: usize) {
+        let Some(c) = self.connectors.get_mut(&ctoken) else {
+            return;
+        };
+        if let Some(deadline) = c.lingering {
+            let empty = c.pipe.as_ref().is_none_or(|(p, _)| p.inq.is_empty());
+            if empty || deadline.is_some_and(|d| d <= Instant::now()) {
+                self.drop_connector(ctoken, false);
+                return;
+            }
+        }
+        let socket = c.req.socket.clone();
+        let stream = match &c.req.endpoint {
+            Endpoint::Tcp { host, port } => tcp::connect_addr(host, port, &c.req.opts)
+                .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
+                .and_then(mio::net::TcpStream::connect)
+                .map(Stream::Tcp),
+            Endpoint::Ipc(path) => mio::net::UnixStream::connect(path).map(Stream::Unix),
+            Endpoint::Inproc(_) => return,
+        };
+        let endpoint = c.req.endpoint_str.clone();
+        match stream {
+            Ok(mut s) => {
+                let token = self.shared.token();
+                if self
+                    .poll
+                    .registry()
+                    .register(
+                        s.source(),
+                        Token(token),
+                        Interest::READABLE | Interest::WRITABLE,
+                    )
+                    .is_err()
+                {
+                    self.schedule_reconnect(ctoken);
+                    return;
+                }
+                socket.emit(event::CONNECT_DELAYED, 0, &endpoint);
+                let c = self.connectors.get_mut(&ctoken).expect("present");
+                c.conn = Some(token);
+                let lingering = c.lingering.is_some();
+                let mut conn = Conn::new(
+                    s,
+                    socket,
+                    c.req.opts.clone(),
+                    endpoint,
+                    Some(ctoken),
+                    None,
+                    c.pipe.clone(),
+                    true,
+                );
+                if lingering {
+                    conn.linger_from_start();
+                }
+                self.conns.insert(token, conn);
+            }
+            Err(_) => self.schedule_reconnect(ctoken),
+        }
+    }
+
+    fn schedule_reconnect(&mut self, ctoken: usize) {
+        let Some(c) = self.connectors.get_mut(&ctoken) else {
+            return;
+        };
+        c.conn = None;
+        if c.req.opts.reconnect_ivl < 0 || self.stopping {
+            return;
+        }
+        let ivl = c.ivl.max(1);
+        c.req
+            .socket
+            .emit(event::CONNECT_RETRIED, ivl as u32, &c.req.endpoint_str);
+        self.timers.push((
+            Instant::now() + Duration::from_millis(ivl as u64),
+            Timer::Reconnect(ctoken),
+        ));
+        let max = c.req.opts.reconnect_ivl_max;
+        if max > 0 {
+            c.ivl = (c.ivl.saturating_mul(2)).min(max);
+        }
+    }
+
+    fn accept(&mut self, token: usize) {
+        loop {
+            let Some(l) = self.listeners.get_mut(&token) else {
+                return;
+            };
+            match l.listener.accept() {
+                Ok(mut s) => {
+                    let socket = l.socket.clone();
+                    let opts = l.opts.clone();
+                    let endpoint = l.endpoint.clone();
+                    if let Stream::Tcp(t) = &s {
+                        tcp::tune(t, &opts);
+                    }
+                    let ct = self.shared.token();
+                    if self
+                        .poll
+                        .registry()
+                        .register(
+                            s.source(),
+                            Token(ct),
+                            Interest::READABLE | Interest::WRITABLE,
+                        )
+                        .is_err()
+                    {
+                        continue;
+                    }
+                    use std::os::fd::AsRawFd;
+                    socket.emit(event::ACCEPTED, s.as_raw_fd() as u32, &endpoint);
+                    let conn = Conn::new(s, socket, opts, endpoint, None, Some(token), None, false);
+                    self.conns.insert(ct, conn);
+                    let (mut cx, conns) = self.ctx();
+                    if let Some(c) = conns.get_mut(&ct) {
+                        c.started(&mut cx, ct);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let l = &self.listeners[&token];
+                    l.socket.emit(
+                        event::ACCEPT_FAILED,
+                        e.raw_os_error().unwrap_or(0) as u32,
+                        &l.endpoint,
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    fn conn_ready(&mut self, token: usize, readable: bool, writable: bool) {
+        let result = {
+            let (mut cx, conns) = self.ctx();
+            match conns.get_mut(&token) {
+                Some(c) => c.ready(&mut cx, token, readable, writable),
+                None => return,
+            }
+        };
+        if let Err(why) = result {
+            self.close_conn(token, why);
+        }
+    }
+
+    fn run_scheduled(&mut self) {
+        let mut list = std::mem::take(
+            &mut *self
+                .shared
+                .scheduled
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        list.sort_unstable();
+        list.dedup();
+        for t in list {
+            if self.conns.contains_key(&t) {
+                self.conn_ready(t, true, true);
+            }
+        }
+    }
+
+    fn run_timers(&mut self) {
+        let now = Instant::now();
+        let due: Vec<Timer> = self
+            .timers
+            .iter()
+            .filter(|(t, _)| *t <= now)
+            .map(|(_, k)| *k)
+            .collect();
+        self.timers.retain(|(t, _)| *t > now);
+        for k in due {
+            match k {
+                Timer::Reconnect(c) => self.start_connect(c),
+                Timer::Handshake(t) | Timer::Heartbeat(t) | Timer::Linger(t) => {
+                    let result = {
+                        let (mut cx, conns) = self.ctx();
+                        match conns.get_mut(&t) {
+                            Some(c) => c.timer(&mut cx, t, k, now),
+                            None => continue,
+                        }
+                    };
+                    if let Err(why) = result {
+                        self.close_conn(t, why);
+                    }
+                }
+            }
+        }
+    }
+
+    fn close_conn(&mut self, token: usize, why: Close) {
+        let Some(mut conn) = self.conns.remove(&token) else {
+            return;
+        };
+        self.timers.retain(|(_, t)| {
+            !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x) if *x == token)
+        });
+        let _ = self.poll.registry().deregister(conn.stream.source());
+        let connector = conn.connector;
+        conn.closed(why);
+        drop(conn);
+        if let Some(ct) = connector {
+            if let Some(c) = self.connectors.get_mut(&ct) {
+                c.conn = None;
+                if c.lingering.is_some() && why == Close::Shutdown {
+                    self.drop_connector(ct, false);
+                } else if why != Close::Shutdown {
+                    self.schedule_reconnect(ct);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Reactor {
+    fn drop(&mut self) {
+        let ids: Vec<usize> = self.conns.keys().copied().collect();
+        for t in ids {
+            self.close_conn(t, Close::Shutdown);
+        }
+        let _ = Waker::Nobody;
+    }
+}

@@ -1,0 +1,108 @@
+//! tcp and ipc behind one type, so connection code is transport-agnostic.
+
+use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+
+/// A connected byte stream.
+pub(crate) enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    pub(crate) fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+
+    pub(crate) fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+
+    pub(crate) fn source(&mut self) -> &mut dyn mio::event::Source {
+        match self {
+            Stream::Tcp(s) => s,
+            Stream::Unix(s) => s,
+        }
+    }
+
+    /// The pending connect error, if the non-blocking connect failed.
+    pub(crate) fn take_error(&self) -> io::Result<Option<io::Error>> {
+        match self {
+            Stream::Tcp(s) => s.take_error(),
+            Stream::Unix(s) => s.take_error(),
+        }
+    }
+
+    /// True once a non-blocking connect has completed.
+    pub(crate) fn is_connected(&self) -> bool {
+        match self {
+            Stream::Tcp(s) => s.peer_addr().is_ok(),
+            Stream::Unix(s) => s.peer_addr().is_ok(),
+        }
+    }
+
+    /// The peer's address as libzmq reports it in "Peer-Address".
+    pub(crate) fn peer_address(&self) -> String {
+        match self {
+            Stream::Tcp(s) => s
+                .peer_addr()
+                .map(|a| a.ip().to_string())
+                .unwrap_or_default(),
+            Stream::Unix(_) => String::new(),
+        }
+    }
+}
+
+impl AsRawFd for Stream {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        }
+    }
+}
+
+/// A listening socket.
+pub(crate) enum Listener {
+    Tcp(TcpListener),
+    /// The path is removed when the listener closes.
+    Unix(UnixListener, String),
+}
+
+impl Listener {
+    pub(crate) fn accept(&mut self) -> io::Result<Stream> {
+        match self {
+            Listener::Tcp(l) => l.accept().map(|(s, _)| Stream::Tcp(s)),
+            Listener::Unix(l, _) => l.accept().map(|(s, _)| Stream::Unix(s)),
+        }
+    }
+
+    pub(crate) fn source(&mut self) -> &mut dyn mio::event::Source {
+        match self {
+            Listener::Tcp(l) => l,
+            Listener::Unix(l, _) => l,
+        }
+    }
+
+    pub(crate) fn fd(&self) -> RawFd {
+        match self {
+            Listener::Tcp(l) => l.as_raw_fd(),
+            Listener::Unix(l, _) => l.as_raw_fd(),
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Listener::Unix(_, path) = self {
+            let _ = std::fs::remove_file(path.as_str());
+        }
+    }
+}

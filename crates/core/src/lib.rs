@@ -1,0 +1,38 @@
+//! ferromq: ZeroMQ in Rust.
+//!
+//! The core library behind ferromq's drop-in `libzmq.so.5`: contexts, sockets of every
+//! standard type, tcp/ipc/inproc transports, speaking ZMTP 3.1 with libzmq peers.
+//!
+//! ```
+//! use ferromq::{Context, SocketType};
+//!
+//! let ctx = Context::new();
+//! let pull = ctx.socket(SocketType::Pull).unwrap();
+//! pull.bind("inproc://example").unwrap();
+//! let push = ctx.socket(SocketType::Push).unwrap();
+//! push.connect("inproc://example").unwrap();
+//! push.send(b"hello", 0).unwrap();
+//! assert_eq!(pull.recv(0).unwrap().data(), b"hello");
+//! ```
+
+#![warn(missing_docs)]
+
+mod ctx;
+pub mod error;
+mod io;
+mod monitor;
+mod msg;
+pub mod options;
+mod pattern;
+mod pipe;
+mod signal;
+mod socket;
+mod transport;
+
+pub use ctx::{opt as ctx_opt, Context};
+pub use error::{Error, Result};
+pub use ferromq_zmtp::SocketType;
+pub use monitor::event;
+pub use msg::{Metadata, Msg};
+pub use options::OptionValue;
+pub use socket::{Socket, DONTWAIT, POLLIN, POLLOUT, SNDMORE};

@@ -1,0 +1,269 @@
+//! `Msg`: one message frame, small ones stored inline, large ones shared by reference count.
+
+use bytes::Bytes;
+use std::sync::Arc;
+
+/// Frames up to this many bytes are stored inside the `Msg` itself: no heap allocation.
+pub const INLINE_CAP: usize = 30;
+
+/// Flag: more frames of the same message follow.
+pub(crate) const FLAG_MORE: u8 = 1;
+/// Flag: this frame is a subscription command (first byte 1 = subscribe, 0 = cancel).
+pub(crate) const FLAG_COMMAND: u8 = 2;
+
+#[derive(Clone)]
+enum Data {
+    Inline {
+        len: u8,
+        buf: [u8; INLINE_CAP],
+    },
+    Shared(Bytes),
+    /// A unique, writable body (from `with_size`); becomes `Shared` when cloned cheaply.
+    Owned(Vec<u8>),
+}
+
+/// Properties of the connection a message arrived on (`zmq_msg_gets`).
+#[derive(Debug, Default)]
+pub struct Metadata {
+    /// (name, value) pairs; names compared case-insensitively.
+    pub properties: Vec<(String, String)>,
+}
+
+impl Metadata {
+    /// Looks a property up by name, ignoring ASCII case.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.properties
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One message frame.
+///
+/// Cloning is cheap: large bodies are shared, never copied. A `Msg` is plain data that may be
+/// moved bytewise (the C ABI keeps it inside the 64-byte `zmq_msg_t`).
+#[derive(Clone)]
+pub struct Msg {
+    data: Data,
+    flags: u8,
+    meta: Option<Arc<Metadata>>,
+}
+
+impl Default for Msg {
+    fn default() -> Self {
+        Msg::new()
+    }
+}
+
+impl std::fmt::Debug for Msg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Msg")
+            .field("len", &self.len())
+            .field("more", &self.more())
+            .finish()
+    }
+}
+
+impl Msg {
+    /// An empty frame.
+    pub const fn new() -> Msg {
+        Msg {
+            data: Data::Inline {
+                len: 0,
+                buf: [0; INLINE_CAP],
+            },
+            flags: 0,
+            meta: None,
+        }
+    }
+
+    /// A frame holding a copy of `data` (inline when small).
+    pub fn copy_from(data: &[u8]) -> Msg {
+        if data.len() <= INLINE_CAP {
+            let mut buf = [0; INLINE_CAP];
+            buf[..data.len()].copy_from_slice(data);
+            Msg {
+                data: Data::Inline {
+                    len: data.len() as u8,
+                    buf,
+                },
+                flags: 0,
+                meta: None,
+            }
+        } else {
+            Msg::from_bytes(Bytes::copy_from_slice(data))
+        }
+    }
+
+    /// A frame of `len` zero bytes, to be filled through `data_mut`.
+    pub fn with_size(len: usize) -> Msg {
+        if len <= INLINE_CAP {
+            Msg {
+                data: Data::Inline {
+                    len: len as u8,
+                    buf: [0; INLINE_CAP],
+                },
+                flags: 0,
+                meta: None,
+            }
+        } else {
+            Msg {
+                data: Data::Owned(vec![0u8; len]),
+                flags: 0,
+                meta: None,
+            }
+        }
+    }
+
+    /// A frame sharing `bytes` (no copy; small bodies are moved inline).
+    pub fn from_bytes(bytes: Bytes) -> Msg {
+        if bytes.len() <= INLINE_CAP {
+            let mut m = Msg::copy_from(&[]);
+            if let Data::Inline { len, buf } = &mut m.data {
+                buf[..bytes.len()].copy_from_slice(&bytes);
+                *len = bytes.len() as u8;
+            }
+            return m;
+        }
+        Msg {
+            data: Data::Shared(bytes),
+            flags: 0,
+            meta: None,
+        }
+    }
+
+    /// The frame's bytes.
+    #[inline]
+    pub fn data(&self) -> &[u8] {
+        match &self.data {
+            Data::Inline { len, buf } => &buf[..*len as usize],
+            Data::Shared(b) => b,
+            Data::Owned(v) => v,
+        }
+    }
+
+    /// Mutable access to the bytes. A shared body is made unique first (copied only if
+    /// other references exist), so writing never changes another message.
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        if let Data::Shared(b) = &mut self.data {
+            let v: Vec<u8> = match std::mem::take(b).try_into_mut() {
+                Ok(m) => m.into(),
+                Err(shared) => shared.to_vec(),
+            };
+            self.data = Data::Owned(v);
+        }
+        match &mut self.data {
+            Data::Inline { len, buf } => &mut buf[..*len as usize],
+            Data::Owned(v) => v,
+            Data::Shared(_) => unreachable!("converted above"),
+        }
+    }
+
+    /// Raw pointer to the bytes for the C ABI (`zmq_msg_data`). Writing through it is
+    /// allowed by libzmq's contract; for a body shared with copies, the copies see the write,
+    /// as with libzmq's reference-counted messages.
+    pub fn data_ptr(&mut self) -> *mut u8 {
+        match &mut self.data {
+            Data::Inline { buf, .. } => buf.as_mut_ptr(),
+            Data::Owned(v) => v.as_mut_ptr(),
+            Data::Shared(b) => b.as_ptr() as *mut u8,
+        }
+    }
+
+    /// Turns an owned body into a shared one so that clones do not copy it.
+    pub fn make_shared(&mut self) {
+        if let Data::Owned(v) = &mut self.data {
+            self.data = Data::Shared(Bytes::from(std::mem::take(v)));
+        }
+    }
+
+    /// Length in bytes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.data {
+            Data::Inline { len, .. } => *len as usize,
+            Data::Shared(b) => b.len(),
+            Data::Owned(v) => v.len(),
+        }
+    }
+
+    /// True for an empty frame.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when more frames of the same message follow.
+    #[inline]
+    pub fn more(&self) -> bool {
+        self.flags & FLAG_MORE != 0
+    }
+
+    /// Sets or clears the MORE flag.
+    #[inline]
+    pub fn set_more(&mut self, more: bool) {
+        if more {
+            self.flags |= FLAG_MORE
+        } else {
+            self.flags &= !FLAG_MORE
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_command(&self) -> bool {
+        self.flags & FLAG_COMMAND != 0
+    }
+
+    pub(crate) fn set_command(&mut self) {
+        self.flags |= FLAG_COMMAND;
+    }
+
+    /// The body as shared `Bytes` (copies small inline bodies).
+    pub fn to_bytes(&self) -> Bytes {
+        match &self.data {
+            Data::Inline { .. } | Data::Owned(_) => Bytes::copy_from_slice(self.data()),
+            Data::Shared(b) => b.clone(),
+        }
+    }
+
+    /// Connection properties of a received frame, if any.
+    pub fn metadata(&self) -> Option<&Arc<Metadata>> {
+        self.meta.as_ref()
+    }
+
+    pub(crate) fn set_metadata(&mut self, meta: Option<Arc<Metadata>>) {
+        self.meta = meta;
+    }
+}
+
+impl From<&[u8]> for Msg {
+    fn from(d: &[u8]) -> Msg {
+        Msg::copy_from(d)
+    }
+}
+
+impl From<Vec<u8>> for Msg {
+    fn from(v: Vec<u8>) -> Msg {
+        if v.len() <= INLINE_CAP {
+            return Msg::copy_from(&v);
+        }
+        Msg {
+            data: Data::Owned(v),
+            flags: 0,
+            meta: None,
+        }
+    }
+}
+
+impl From<&str> for Msg {
+    fn from(s: &str) -> Msg {
+        Msg::copy_from(s.as_bytes())
+    }
+}
+
+impl From<Bytes> for Msg {
+    fn from(b: Bytes) -> Msg {
+        Msg::from_bytes(b)
+    }
+}

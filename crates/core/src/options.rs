@@ -1,0 +1,315 @@
+//! Socket options with libzmq's numbers, defaults, value sizes and validation.
+
+use crate::error::{Error, Result};
+use bytes::Bytes;
+
+/// libzmq's socket option numbers used by the core.
+#[allow(missing_docs)]
+pub mod id {
+    pub const AFFINITY: i32 = 4;
+    pub const ROUTING_ID: i32 = 5;
+    pub const SUBSCRIBE: i32 = 6;
+    pub const UNSUBSCRIBE: i32 = 7;
+    pub const RATE: i32 = 8;
+    pub const RECOVERY_IVL: i32 = 9;
+    pub const SNDBUF: i32 = 11;
+    pub const RCVBUF: i32 = 12;
+    pub const RCVMORE: i32 = 13;
+    pub const FD: i32 = 14;
+    pub const EVENTS: i32 = 15;
+    pub const TYPE: i32 = 16;
+    pub const LINGER: i32 = 17;
+    pub const RECONNECT_IVL: i32 = 18;
+    pub const BACKLOG: i32 = 19;
+    pub const RECONNECT_IVL_MAX: i32 = 21;
+    pub const MAXMSGSIZE: i32 = 22;
+    pub const SNDHWM: i32 = 23;
+    pub const RCVHWM: i32 = 24;
+    pub const MULTICAST_HOPS: i32 = 25;
+    pub const RCVTIMEO: i32 = 27;
+    pub const SNDTIMEO: i32 = 28;
+    pub const LAST_ENDPOINT: i32 = 32;
+    pub const ROUTER_MANDATORY: i32 = 33;
+    pub const TCP_KEEPALIVE: i32 = 34;
+    pub const TCP_KEEPALIVE_CNT: i32 = 35;
+    pub const TCP_KEEPALIVE_IDLE: i32 = 36;
+    pub const TCP_KEEPALIVE_INTVL: i32 = 37;
+    pub const IMMEDIATE: i32 = 39;
+    pub const XPUB_VERBOSE: i32 = 40;
+    pub const ROUTER_RAW: i32 = 41;
+    pub const IPV6: i32 = 42;
+    pub const MECHANISM: i32 = 43;
+    pub const PLAIN_SERVER: i32 = 44;
+    pub const CURVE_SERVER: i32 = 47;
+    pub const PROBE_ROUTER: i32 = 51;
+    pub const REQ_CORRELATE: i32 = 52;
+    pub const REQ_RELAXED: i32 = 53;
+    pub const CONFLATE: i32 = 54;
+    pub const ZAP_DOMAIN: i32 = 55;
+    pub const ROUTER_HANDOVER: i32 = 56;
+    pub const TOS: i32 = 57;
+    pub const CONNECT_ROUTING_ID: i32 = 61;
+    pub const GSSAPI_SERVER: i32 = 62;
+    pub const HANDSHAKE_IVL: i32 = 66;
+    pub const XPUB_NODROP: i32 = 69;
+    pub const XPUB_MANUAL: i32 = 71;
+    pub const XPUB_WELCOME_MSG: i32 = 72;
+    pub const STREAM_NOTIFY: i32 = 73;
+    pub const INVERT_MATCHING: i32 = 74;
+    pub const HEARTBEAT_IVL: i32 = 75;
+    pub const HEARTBEAT_TTL: i32 = 76;
+    pub const HEARTBEAT_TIMEOUT: i32 = 77;
+    pub const XPUB_VERBOSER: i32 = 78;
+    pub const CONNECT_TIMEOUT: i32 = 79;
+    pub const TCP_MAXRT: i32 = 80;
+    pub const THREAD_SAFE: i32 = 81;
+    pub const MULTICAST_MAXTPDU: i32 = 84;
+    pub const USE_FD: i32 = 89;
+}
+
+/// Settings every socket has (pattern-specific ones live in the pattern).
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub(crate) sndhwm: i32,
+    pub(crate) rcvhwm: i32,
+    pub(crate) linger: i32,
+    pub(crate) rcvtimeo: i32,
+    pub(crate) sndtimeo: i32,
+    pub(crate) reconnect_ivl: i32,
+    pub(crate) reconnect_ivl_max: i32,
+    pub(crate) backlog: i32,
+    pub(crate) maxmsgsize: i64,
+    pub(crate) affinity: u64,
+    pub(crate) routing_id: Bytes,
+    pub(crate) connect_routing_id: Option<Bytes>,
+    pub(crate) sndbuf: i32,
+    pub(crate) rcvbuf: i32,
+    pub(crate) tcp_keepalive: i32,
+    pub(crate) tcp_keepalive_cnt: i32,
+    pub(crate) tcp_keepalive_idle: i32,
+    pub(crate) tcp_keepalive_intvl: i32,
+    pub(crate) immediate: bool,
+    pub(crate) ipv6: bool,
+    pub(crate) tos: i32,
+    pub(crate) handshake_ivl: i32,
+    pub(crate) heartbeat_ivl: i32,
+    pub(crate) heartbeat_ttl: i32,
+    pub(crate) heartbeat_timeout: i32,
+    pub(crate) connect_timeout: i32,
+    pub(crate) tcp_maxrt: i32,
+    pub(crate) multicast_hops: i32,
+    pub(crate) rate: i32,
+    pub(crate) recovery_ivl: i32,
+    pub(crate) multicast_maxtpdu: i32,
+    pub(crate) zap_domain: String,
+    pub(crate) last_endpoint: String,
+    pub(crate) conflate: bool,
+    pub(crate) use_fd: i32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            sndhwm: 1000,
+            rcvhwm: 1000,
+            linger: -1,
+            rcvtimeo: -1,
+            sndtimeo: -1,
+            reconnect_ivl: 100,
+            reconnect_ivl_max: 0,
+            backlog: 100,
+            maxmsgsize: -1,
+            affinity: 0,
+            routing_id: Bytes::new(),
+            connect_routing_id: None,
+            sndbuf: -1,
+            rcvbuf: -1,
+            tcp_keepalive: -1,
+            tcp_keepalive_cnt: -1,
+            tcp_keepalive_idle: -1,
+            tcp_keepalive_intvl: -1,
+            immediate: false,
+            ipv6: false,
+            tos: 0,
+            handshake_ivl: 30_000,
+            heartbeat_ivl: 0,
+            heartbeat_ttl: 0,
+            heartbeat_timeout: -1,
+            connect_timeout: 0,
+            tcp_maxrt: 0,
+            multicast_hops: 1,
+            rate: 100,
+            recovery_ivl: 10_000,
+            multicast_maxtpdu: 1500,
+            zap_domain: String::new(),
+            last_endpoint: String::new(),
+            conflate: false,
+            use_fd: -1,
+        }
+    }
+}
+
+/// Reads a C `int` option value (exactly 4 bytes, as libzmq requires).
+pub fn int_value(val: &[u8]) -> Result<i32> {
+    let arr: [u8; 4] = val.try_into().map_err(|_| Error::InvalidArgument)?;
+    Ok(i32::from_ne_bytes(arr))
+}
+
+/// Reads a boolean option (an int that must be 0 or 1... libzmq accepts any non-zero).
+pub fn bool_value(val: &[u8]) -> Result<bool> {
+    Ok(int_value(val)? != 0)
+}
+
+fn at_least(v: i32, min: i32) -> Result<i32> {
+    if v < min {
+        Err(Error::InvalidArgument)
+    } else {
+        Ok(v)
+    }
+}
+
+/// A value to hand back from `getsockopt`.
+pub enum OptionValue {
+    /// C `int`.
+    Int(i32),
+    /// `int64_t`.
+    Int64(i64),
+    /// `uint64_t`.
+    Uint64(u64),
+    /// Binary data (no terminator).
+    Binary(Bytes),
+    /// A string returned with its NUL terminator.
+    Str(String),
+}
+
+impl Options {
+    /// Applies a generic option. `Ok(false)` means "not a generic option".
+    pub(crate) fn set(&mut self, opt: i32, val: &[u8]) -> Result<bool> {
+        use id::*;
+        match opt {
+            SNDHWM => self.sndhwm = at_least(int_value(val)?, 0)?,
+            RCVHWM => self.rcvhwm = at_least(int_value(val)?, 0)?,
+            LINGER => self.linger = at_least(int_value(val)?, -1)?,
+            RCVTIMEO => self.rcvtimeo = at_least(int_value(val)?, -1)?,
+            SNDTIMEO => self.sndtimeo = at_least(int_value(val)?, -1)?,
+            RECONNECT_IVL => self.reconnect_ivl = at_least(int_value(val)?, -1)?,
+            RECONNECT_IVL_MAX => self.reconnect_ivl_max = at_least(int_value(val)?, 0)?,
+            BACKLOG => self.backlog = at_least(int_value(val)?, 0)?,
+            MAXMSGSIZE => {
+                let arr: [u8; 8] = val.try_into().map_err(|_| Error::InvalidArgument)?;
+                self.maxmsgsize = i64::from_ne_bytes(arr);
+            }
+            AFFINITY => {
+                let arr: [u8; 8] = val.try_into().map_err(|_| Error::InvalidArgument)?;
+                self.affinity = u64::from_ne_bytes(arr);
+            }
+            ROUTING_ID => {
+                if val.is_empty() || val.len() > 255 {
+                    return Err(Error::InvalidArgument);
+                }
+                self.routing_id = Bytes::copy_from_slice(val);
+            }
+            CONNECT_ROUTING_ID => {
+                if val.is_empty() || val.len() > 255 {
+                    return Err(Error::InvalidArgument);
+                }
+                self.connect_routing_id = Some(Bytes::copy_from_slice(val));
+            }
+            SNDBUF => self.sndbuf = at_least(int_value(val)?, -1)?,
+            RCVBUF => self.rcvbuf = at_least(int_value(val)?, -1)?,
+            TCP_KEEPALIVE => {
+                let v = int_value(val)?;
+                if !(-1..=1).contains(&v) {
+                    return Err(Error::InvalidArgument);
+                }
+                self.tcp_keepalive = v;
+            }
+            TCP_KEEPALIVE_CNT => self.tcp_keepalive_cnt = at_least(int_value(val)?, -1)?,
+            TCP_KEEPALIVE_IDLE => self.tcp_keepalive_idle = at_least(int_value(val)?, -1)?,
+            TCP_KEEPALIVE_INTVL => self.tcp_keepalive_intvl = at_least(int_value(val)?, -1)?,
+            IMMEDIATE => self.immediate = bool_value(val)?,
+            IPV6 => self.ipv6 = bool_value(val)?,
+            TOS => self.tos = at_least(int_value(val)?, 0)?,
+            HANDSHAKE_IVL => self.handshake_ivl = at_least(int_value(val)?, 0)?,
+            HEARTBEAT_IVL => self.heartbeat_ivl = at_least(int_value(val)?, 0)?,
+            HEARTBEAT_TTL => {
+                let v = at_least(int_value(val)?, 0)?;
+                if v > 6_553_599 {
+                    return Err(Error::InvalidArgument);
+                }
+                self.heartbeat_ttl = v / 100 * 100;
+            }
+            HEARTBEAT_TIMEOUT => self.heartbeat_timeout = at_least(int_value(val)?, -1)?,
+            CONNECT_TIMEOUT => self.connect_timeout = at_least(int_value(val)?, 0)?,
+            TCP_MAXRT => self.tcp_maxrt = at_least(int_value(val)?, 0)?,
+            MULTICAST_HOPS => self.multicast_hops = at_least(int_value(val)?, 1)?,
+            RATE => self.rate = at_least(int_value(val)?, 1)?,
+            RECOVERY_IVL => self.recovery_ivl = at_least(int_value(val)?, 0)?,
+            MULTICAST_MAXTPDU => self.multicast_maxtpdu = at_least(int_value(val)?, 1)?,
+            ZAP_DOMAIN => {
+                if val.len() > 255 {
+                    return Err(Error::InvalidArgument);
+                }
+                self.zap_domain = String::from_utf8_lossy(val).into_owned();
+            }
+            CONFLATE => self.conflate = bool_value(val)?,
+            USE_FD => self.use_fd = at_least(int_value(val)?, -1)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Reads a generic option, `None` if it is not one.
+    pub(crate) fn get(&self, opt: i32) -> Option<OptionValue> {
+        use id::*;
+        use OptionValue::*;
+        Some(match opt {
+            SNDHWM => Int(self.sndhwm),
+            RCVHWM => Int(self.rcvhwm),
+            LINGER => Int(self.linger),
+            RCVTIMEO => Int(self.rcvtimeo),
+            SNDTIMEO => Int(self.sndtimeo),
+            RECONNECT_IVL => Int(self.reconnect_ivl),
+            RECONNECT_IVL_MAX => Int(self.reconnect_ivl_max),
+            BACKLOG => Int(self.backlog),
+            MAXMSGSIZE => Int64(self.maxmsgsize),
+            AFFINITY => Uint64(self.affinity),
+            ROUTING_ID => Binary(self.routing_id.clone()),
+            SNDBUF => Int(self.sndbuf),
+            RCVBUF => Int(self.rcvbuf),
+            TCP_KEEPALIVE => Int(self.tcp_keepalive),
+            TCP_KEEPALIVE_CNT => Int(self.tcp_keepalive_cnt),
+            TCP_KEEPALIVE_IDLE => Int(self.tcp_keepalive_idle),
+            TCP_KEEPALIVE_INTVL => Int(self.tcp_keepalive_intvl),
+            IMMEDIATE => Int(self.immediate as i32),
+            IPV6 => Int(self.ipv6 as i32),
+            TOS => Int(self.tos),
+            HANDSHAKE_IVL => Int(self.handshake_ivl),
+            HEARTBEAT_IVL => Int(self.heartbeat_ivl),
+            HEARTBEAT_TTL => Int(self.heartbeat_ttl),
+            HEARTBEAT_TIMEOUT => Int(self.heartbeat_timeout),
+            CONNECT_TIMEOUT => Int(self.connect_timeout),
+            TCP_MAXRT => Int(self.tcp_maxrt),
+            MULTICAST_HOPS => Int(self.multicast_hops),
+            RATE => Int(self.rate),
+            RECOVERY_IVL => Int(self.recovery_ivl),
+            MULTICAST_MAXTPDU => Int(self.multicast_maxtpdu),
+            ZAP_DOMAIN => Str(self.zap_domain.clone()),
+            LAST_ENDPOINT => Str(self.last_endpoint.clone()),
+            CONFLATE => Int(self.conflate as i32),
+            USE_FD => Int(self.use_fd),
+            MECHANISM => Int(0),
+            PLAIN_SERVER | CURVE_SERVER | GSSAPI_SERVER | THREAD_SAFE => Int(0),
+            _ => return None,
+        })
+    }
+
+    /// Heartbeat timeout in ms: HEARTBEAT_TIMEOUT, or HEARTBEAT_IVL when that is unset.
+    pub(crate) fn effective_heartbeat_timeout(&self) -> i32 {
+        if self.heartbeat_timeout >= 0 {
+            self.heartbeat_timeout
+        } else {
+            self.heartbeat_ivl
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Load-balancing: each whole message goes to the next pipe with room.
+
+use crate::error::Error;
+use crate::msg::Msg;
+use crate::pipe::{Pipe, PushError};
+use std::sync::Arc;
+
+/// Round-robin writer over outbound pipes that never splits a message.
+#[derive(Default)]
+pub(crate) struct LoadBalancer {
+    pipes: Vec<Arc<Pipe>>,
+    current: usize,
+    /// Inside a multipart message: the rest goes to `current` (or is dropped if it died).
+    more: bool,
+    dropping: bool,
+}
+
+impl LoadBalancer {
+    pub(crate) fn attach(&mut self, pipe: Arc<Pipe>) {
+        self.pipes.push(pipe);
+    }
+
+    pub(crate) fn detach(&mut self, pipe_id: u64) {
+        if let Some(i) = self.pipes.iter().position(|p| p.id == pipe_id) {
+            if self.more && i == self.current {
+                self.dropping = true;
+            }
+            self.pipes.remove(i);
+            if self.current > i {
+                self.current -= 1;
+            }
+            if self.current >= self.pipes.len() {
+                self.current = 0;
+            }
+        }
+    }
+
+    /// Sends one frame; returns the pipe id used.
+    pub(crate) fn send(&mut self, msg: Msg) -> Result<Option<u64>, (Error, Msg)> {
+        if self.dropping {
+            // The pipe died mid-message: swallow the rest of that message.
+            self.dropping = msg.more();
+            self.more = self.dropping;
+            return Ok(None);
+        }
+        if self.more {
+            let p = &self.pipes[self.current];
+            let id = p.id;
+            let more = msg.more();
+            match p.out.push(msg) {
+                Ok(()) => {}
+                Err(PushError::Closed(_)) | Err(PushError::Full(_)) => {}
+            }
+            self.more = more;
+            if !more {
+                self.current = (self.current + 1) % self.pipes.len();
+            }
+            return Ok(Some(id));
+        }
+        let n = self.pipes.len();
+        let mut msg = msg;
+        for _ in 0..n {
+            if self.current >= self.pipes.len() {
+                self.current = 0;
+            }
+            let p = &self.pipes[self.current];
+            let more = msg.more();
+            match p.out.push(msg) {
+                Ok(()) => {
+                    let id = p.id;
+                    self.more = more;
+                    if !more {
+                        self.current = (self.current + 1) % self.pipes.len();
+                    }
+                    return Ok(Some(id));
+                }
+                Err(PushError::Full(m)) => {
+                    msg = m;
+                    self.current = (self.current + 1) % self.pipes.len();
+                }
+                Err(PushError::Closed(m)) => {
+                    msg = m;
+                    let id = p.id;
+                    self.detach(id);
+                }
+            }
+        }
+        Err((Error::Again, msg))
+    }
+
+    /// True if some pipe has room for a new message (or a message is in progress).
+    pub(crate) fn has_out(&self) -> bool {
+        self.more || self.pipes.iter().any(|p| p.out.can_write())
+    }
+}

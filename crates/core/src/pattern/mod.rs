@@ -1,0 +1,88 @@
+//! Socket patterns: one file per socket type, each implementing [`Pattern`] on top of the
+//! shared building blocks (fair-queueing, load-balancing, subscription matching).
+
+mod dealer;
+mod fq;
+mod lb;
+mod pair;
+mod pull;
+mod push;
+mod rep;
+mod req;
+mod router;
+mod subs;
+mod xpub;
+mod xsub;
+
+pub(crate) use fq::FairQueue;
+pub(crate) use lb::LoadBalancer;
+
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::options::OptionValue;
+use crate::pipe::Pipe;
+use bytes::Bytes;
+use ferromq_zmtp::SocketType;
+use std::sync::Arc;
+
+/// What the socket knows about a peer once its handshake is done.
+#[derive(Clone, Debug)]
+pub(crate) struct PeerMeta {
+    pub(crate) socket_type: SocketType,
+    /// The peer's announced routing id (READY "Identity"), if any.
+    pub(crate) routing_id: Option<Bytes>,
+    /// CONNECT_ROUTING_ID given when this pipe was connected, if any.
+    pub(crate) connect_routing_id: Option<Bytes>,
+}
+
+/// A socket type's behaviour. All calls happen with the socket's lock held.
+pub(crate) trait Pattern: Send {
+    /// A new pipe. `meta` is known for inproc and accepted connections; pipes made by
+    /// `connect` attach before their first handshake and learn it in `activated`.
+    fn attach(&mut self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>);
+    /// The pipe's connection finished a (re)handshake.
+    fn activated(&mut self, _pipe_id: u64, _meta: &PeerMeta) {}
+    /// The peer is gone; forget the pipe (unread inbound frames may still be drained).
+    fn detach(&mut self, pipe_id: u64);
+    /// Queues one frame. `Err((Error::Again, msg))` hands the frame back when it cannot go now.
+    fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)>;
+    /// Takes the next frame, `Err(Error::Again)` if none.
+    fn recv(&mut self) -> Result<Msg>;
+    /// ZMQ_POLLOUT.
+    fn can_send(&mut self) -> bool;
+    /// ZMQ_POLLIN.
+    fn can_recv(&mut self) -> bool;
+    /// Pattern-specific option; `None` if not one of its options.
+    fn set_option(&mut self, _opt: i32, _val: &[u8]) -> Option<Result<()>> {
+        None
+    }
+    /// Pattern-specific option value.
+    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
+        None
+    }
+}
+
+/// Builds the pattern for a socket type.
+pub(crate) fn new_pattern(kind: SocketType) -> Result<Box<dyn Pattern>> {
+    Ok(match kind {
+        SocketType::Pair => Box::new(pair::Pair::default()),
+        SocketType::Push => Box::new(push::Push::default()),
+        SocketType::Pull => Box::new(pull::Pull::default()),
+        SocketType::Dealer => Box::new(dealer::Dealer::default()),
+        SocketType::Req => Box::new(req::Req::default()),
+        SocketType::Rep => Box::new(rep::Rep::default()),
+        SocketType::Router => Box::new(router::Router::new()),
+        SocketType::Pub => Box::new(xpub::XPub::new(false)),
+        SocketType::XPub => Box::new(xpub::XPub::new(true)),
+        SocketType::Sub => Box::new(xsub::XSub::new(false)),
+        SocketType::XSub => Box::new(xsub::XSub::new(true)),
+        SocketType::Stream => return Err(Error::InvalidArgument),
+    })
+}
+
+/// Both directions of a pipe closed by the socket side.
+pub(crate) fn close_pipe(p: &Pipe) {
+    p.close();
+}
+
+pub(crate) use subs::{cancel_msg, parse_subscription, subscribe_msg};

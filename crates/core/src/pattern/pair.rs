@@ -1,0 +1,52 @@
+//! PAIR: exactly one peer; later peers are refused while one is attached.
+
+use super::{Pattern, PeerMeta};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::pipe::{Pipe, PushError};
+use std::sync::Arc;
+
+#[derive(Default)]
+pub(crate) struct Pair {
+    pipe: Option<Arc<Pipe>>,
+}
+
+impl Pattern for Pair {
+    fn attach(&mut self, pipe: Arc<Pipe>, _meta: Option<&PeerMeta>) {
+        if self.pipe.is_none() {
+            self.pipe = Some(pipe);
+        } else {
+            pipe.close();
+        }
+    }
+
+    fn detach(&mut self, pipe_id: u64) {
+        if self.pipe.as_ref().is_some_and(|p| p.id == pipe_id) {
+            self.pipe = None;
+        }
+    }
+
+    fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
+        match &self.pipe {
+            None => Err((Error::Again, msg)),
+            Some(p) => p.out.push(msg).map_err(|e| match e {
+                PushError::Full(m) | PushError::Closed(m) => (Error::Again, m),
+            }),
+        }
+    }
+
+    fn recv(&mut self) -> Result<Msg> {
+        self.pipe
+            .as_ref()
+            .and_then(|p| p.inq.pop())
+            .ok_or(Error::Again)
+    }
+
+    fn can_send(&mut self) -> bool {
+        self.pipe.as_ref().is_some_and(|p| p.out.can_write())
+    }
+
+    fn can_recv(&mut self) -> bool {
+        self.pipe.as_ref().is_some_and(|p| p.inq.readable())
+    }
+}

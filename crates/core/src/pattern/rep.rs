@@ -1,0 +1,103 @@
+//! REP: receives a request (remembering its routing envelope), then must send exactly one
+//! reply, which goes back along that envelope (`EFSM` when used out of turn).
+
+use super::{FairQueue, Pattern, PeerMeta};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::pipe::Pipe;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[derive(Default)]
+pub(crate) struct Rep {
+    fq: FairQueue,
+    pipes: HashMap<u64, Arc<Pipe>>,
+    /// A request was received; the reply is owed.
+    replying: bool,
+    request_more: bool,
+    reply_more: bool,
+    envelope: Vec<Msg>,
+    reply_pipe: Option<u64>,
+}
+
+impl Pattern for Rep {
+    fn attach(&mut self, pipe: Arc<Pipe>, _meta: Option<&PeerMeta>) {
+        self.pipes.insert(pipe.id, pipe.clone());
+        self.fq.attach(pipe);
+    }
+    fn detach(&mut self, pipe_id: u64) {
+        self.pipes.remove(&pipe_id);
+        self.fq.detach(pipe_id);
+    }
+
+    fn send(&mut self, mut msg: Msg) -> std::result::Result<(), (Error, Msg)> {
+        if !self.replying || self.request_more {
+            return Err((Error::State, msg));
+        }
+        let pipe = self.reply_pipe.and_then(|id| self.pipes.get(&id)).cloned();
+        if !self.reply_more {
+            // Put the envelope back in front of the reply; a gone or full peer loses it.
+            for mut e in self.envelope.drain(..) {
+                e.set_more(true);
+                if let Some(p) = &pipe {
+                    if p.out.push(e).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let more = msg.more();
+        if let Some(p) = &pipe {
+            msg.set_more(more);
+            let _ = p.out.push(msg);
+        }
+        self.reply_more = more;
+        if !more {
+            self.replying = false;
+            self.reply_pipe = None;
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<Msg> {
+        if self.replying && !self.request_more {
+            return Err(Error::State);
+        }
+        if self.request_more {
+            let (m, _) = self.fq.recv().ok_or(Error::Again)?;
+            self.request_more = m.more();
+            return Ok(m);
+        }
+        'outer: loop {
+            let (mut m, pipe) = self.fq.recv().ok_or(Error::Again)?;
+            self.envelope.clear();
+            // Envelope: frames up to and including the empty delimiter.
+            loop {
+                if !m.more() {
+                    // No delimiter: malformed request, drop it.
+                    continue 'outer;
+                }
+                let delim = m.is_empty();
+                self.envelope.push(m);
+                match self.fq.recv() {
+                    Some((next, _)) => m = next,
+                    None => continue 'outer,
+                }
+                if delim {
+                    break;
+                }
+            }
+            self.reply_pipe = Some(pipe);
+            self.replying = true;
+            self.request_more = m.more();
+            return Ok(m);
+        }
+    }
+
+    fn can_send(&mut self) -> bool {
+        self.replying && !self.request_more
+    }
+    fn can_recv(&mut self) -> bool {
+        (!self.replying || self.request_more) && self.fq.has_in()
+    }
+}

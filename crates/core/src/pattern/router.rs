@@ -1,0 +1,230 @@
+//! ROUTER: every inbound message is prefixed with the routing id of the peer it came from;
+//! an outbound message's first frame names the peer it goes to. Unknown peers and full
+//! pipes drop the message, or fail with EHOSTUNREACH / EAGAIN under ROUTER_MANDATORY.
+
+use super::{FairQueue, Pattern, PeerMeta};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::options::{bool_value, id, OptionValue};
+use crate::pipe::{Pipe, PushError};
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub(crate) struct Router {
+    fq: FairQueue,
+    pipes: HashMap<u64, (Arc<Pipe>, Option<Bytes>)>,
+    by_id: HashMap<Bytes, u64>,
+    next_id: u32,
+    /// Body frame taken from a pipe while its routing id frame was returned.
+    pending_in: Option<Msg>,
+    more_in: bool,
+    /// Where the frames of the message being sent go; `None` = dropping it.
+    out: Option<u64>,
+    more_out: bool,
+    mandatory: bool,
+    handover: bool,
+    probe: bool,
+}
+
+impl Router {
+    pub(crate) fn new() -> Router {
+        // libzmq starts its generated ids at a random value; so do we (any value works).
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(1);
+        Router {
+            fq: FairQueue::default(),
+            pipes: HashMap::new(),
+            by_id: HashMap::new(),
+            next_id: seed,
+            pending_in: None,
+            more_in: false,
+            out: None,
+            more_out: false,
+            mandatory: false,
+            handover: false,
+            probe: false,
+        }
+    }
+
+    fn generate_id(&mut self) -> Bytes {
+        loop {
+            self.next_id = self.next_id.wrapping_add(1);
+            let mut v = vec![0u8; 5];
+            v[1..].copy_from_slice(&self.next_id.to_be_bytes());
+            let b = Bytes::from(v);
+            if !self.by_id.contains_key(&b) {
+                return b;
+            }
+        }
+    }
+
+    /// Gives a pipe its routing id; false if the pipe must be refused (duplicate id).
+    fn identify(&mut self, pipe_id: u64, meta: &PeerMeta) -> bool {
+        let wanted = meta
+            .connect_routing_id
+            .clone()
+            .or_else(|| meta.routing_id.clone().filter(|r| !r.is_empty()));
+        let rid = match wanted {
+            Some(r) => {
+                if let Some(&old) = self.by_id.get(&r) {
+                    if old != pipe_id {
+                        if !self.handover {
+                            return false;
+                        }
+                        // Handover: the new connection takes the id; the old one is closed.
+                        if let Some((p, _)) = self.pipes.remove(&old) {
+                            p.close();
+                            self.fq.remove(old);
+                        }
+                    }
+                }
+                r
+            }
+            None => self.generate_id(),
+        };
+        if let Some((_, slot)) = self.pipes.get_mut(&pipe_id) {
+            if let Some(prev) = slot.take() {
+                self.by_id.remove(&prev);
+            }
+            *slot = Some(rid.clone());
+        }
+        self.by_id.insert(rid, pipe_id);
+        true
+    }
+}
+
+impl Pattern for Router {
+    fn attach(&mut self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>) {
+        let id = pipe.id;
+        self.pipes.insert(id, (pipe.clone(), None));
+        self.fq.attach(pipe.clone());
+        if let Some(m) = meta {
+            if !self.identify(id, m) {
+                self.pipes.remove(&id);
+                self.fq.remove(id);
+                pipe.close();
+                return;
+            }
+        }
+        if self.probe {
+            let _ = pipe.out.push(Msg::new());
+        }
+    }
+
+    fn activated(&mut self, pipe_id: u64, meta: &PeerMeta) {
+        if !self.pipes.contains_key(&pipe_id) {
+            return;
+        }
+        let known = self.pipes.get(&pipe_id).is_some_and(|(_, r)| r.is_some());
+        if !known && !self.identify(pipe_id, meta) {
+            if let Some((p, _)) = self.pipes.remove(&pipe_id) {
+                p.close();
+            }
+            self.fq.remove(pipe_id);
+        }
+    }
+
+    fn detach(&mut self, pipe_id: u64) {
+        if let Some((_, Some(rid))) = self.pipes.remove(&pipe_id) {
+            if self.by_id.get(&rid) == Some(&pipe_id) {
+                self.by_id.remove(&rid);
+            }
+        }
+        self.fq.detach(pipe_id);
+    }
+
+    fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
+        if !self.more_out {
+            // First frame: the routing id.
+            self.out = None;
+            if msg.more() {
+                if let Some(&pid) = self.by_id.get(msg.data()) {
+                    let (p, _) = &self.pipes[&pid];
+                    if p.out.can_write() {
+                        self.out = Some(pid);
+                    } else if self.mandatory {
+                        return Err((Error::Again, msg));
+                    }
+                } else if self.mandatory {
+                    return Err((Error::HostUnreachable, msg));
+                }
+            }
+            self.more_out = msg.more();
+            return Ok(());
+        }
+        let more = msg.more();
+        self.more_out = more;
+        if let Some(pid) = self.out {
+            let ok = match self.pipes.get(&pid) {
+                Some((p, _)) => match p.out.push(msg) {
+                    Ok(()) => true,
+                    Err(PushError::Full(_)) | Err(PushError::Closed(_)) => false,
+                },
+                None => false,
+            };
+            if !ok {
+                self.out = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<Msg> {
+        if let Some(m) = self.pending_in.take() {
+            self.more_in = m.more();
+            return Ok(m);
+        }
+        if self.more_in {
+            let (m, _) = self.fq.recv().ok_or(Error::Again)?;
+            self.more_in = m.more();
+            return Ok(m);
+        }
+        loop {
+            let (m, pipe) = self.fq.recv().ok_or(Error::Again)?;
+            let rid = match self.pipes.get(&pipe) {
+                Some((_, Some(r))) => r.clone(),
+                _ => {
+                    // From a pipe without an id (refused or gone): discard the message.
+                    let mut more = m.more();
+                    while more {
+                        more = self.fq.recv().is_some_and(|(x, _)| x.more());
+                    }
+                    continue;
+                }
+            };
+            let mut head = Msg::from_bytes(rid);
+            head.set_more(true);
+            self.pending_in = Some(m);
+            self.more_in = true;
+            return Ok(head);
+        }
+    }
+
+    fn can_send(&mut self) -> bool {
+        if self.more_out || !self.mandatory {
+            return true;
+        }
+        self.pipes.values().any(|(p, _)| p.out.can_write())
+    }
+
+    fn can_recv(&mut self) -> bool {
+        self.pending_in.is_some() || self.more_in || self.fq.has_in()
+    }
+
+    fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
+        match opt {
+            id::ROUTER_MANDATORY => Some(bool_value(val).map(|v| self.mandatory = v)),
+            id::ROUTER_HANDOVER => Some(bool_value(val).map(|v| self.handover = v)),
+            id::PROBE_ROUTER => Some(bool_value(val).map(|v| self.probe = v)),
+            id::ROUTER_RAW => Some(Err(Error::NotSupported)),
+            _ => None,
+        }
+    }
+
+    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
+        None
+    }
+}

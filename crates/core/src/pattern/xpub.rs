@@ -1,0 +1,252 @@
+//! PUB and XPUB: each message goes to every peer subscribed to a prefix of its first frame;
+//! peers at their high-water mark miss it (unless XPUB_NODROP). XPUB also hands
+//! (un)subscriptions up to the application: first ones only, or all with XPUB_VERBOSE.
+
+use super::subs::{parse_subscription, Topics};
+use super::{Pattern, PeerMeta};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::options::{bool_value, id, OptionValue};
+use crate::pipe::{Pipe, PushError};
+use bytes::Bytes;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+struct Peer {
+    pipe: Arc<Pipe>,
+    topics: Topics,
+    /// Inside a multipart message read from this peer (not a subscription).
+    reading_more: bool,
+}
+
+pub(crate) struct XPub {
+    /// true = XPUB, false = PUB.
+    extended: bool,
+    peers: Vec<Peer>,
+    /// How many peers hold each topic (for "first subscription" uniqueness).
+    all: Topics,
+    /// Messages for the application (subscriptions, upstream user messages).
+    pending: VecDeque<Msg>,
+    /// The peers the current outgoing multipart message goes to.
+    targets: Vec<u64>,
+    more_out: bool,
+    verbose: bool,
+    verboser: bool,
+    manual: bool,
+    nodrop: bool,
+    welcome: Option<Bytes>,
+    /// Peer whose subscription was last handed to the application (XPUB_MANUAL).
+    last_pipe: Option<u64>,
+}
+
+impl XPub {
+    pub(crate) fn new(extended: bool) -> XPub {
+        XPub {
+            extended,
+            peers: Vec::new(),
+            all: Topics::default(),
+            pending: VecDeque::new(),
+            targets: Vec::new(),
+            more_out: false,
+            verbose: false,
+            verboser: false,
+            manual: false,
+            nodrop: false,
+            welcome: None,
+            last_pipe: None,
+        }
+    }
+
+    /// Reads everything the subscribers sent: applies subscriptions, queues what the
+    /// application should see.
+    fn process_upstream(&mut self) {
+        for i in 0..self.peers.len() {
+            while let Some(m) = self.peers[i].pipe.inq.pop() {
+                let first = !self.peers[i].reading_more;
+                self.peers[i].reading_more = m.more();
+                let sub = if first {
+                    parse_subscription(&m).map(|(s, t)| (s, Bytes::copy_from_slice(t)))
+                } else {
+                    None
+                };
+                match sub {
+                    Some((subscribe, topic)) => {
+                        let pid = self.peers[i].pipe.id;
+                        if self.manual {
+                            self.last_pipe = Some(pid);
+                            if self.extended {
+                                self.pending.push_back(m);
+                            }
+                            continue;
+                        }
+                        let notify = if subscribe {
+                            self.peers[i].topics.add(&topic);
+                            self.all.add(&topic) || self.verbose
+                        } else {
+                            if !self.peers[i].topics.remove(&topic) {
+                                // Cancel of something never subscribed: ignore.
+                                continue;
+                            }
+                            self.all.remove(&topic) || self.verboser
+                        };
+                        if self.extended && notify {
+                            self.last_pipe = Some(pid);
+                            self.pending.push_back(Msg::copy_from(m.data()));
+                        }
+                    }
+                    None => {
+                        if self.extended {
+                            self.pending.push_back(m);
+                        }
+                    }
+                }
+            }
+        }
+        // Drop peers that are gone and drained.
+        let mut gone = Vec::new();
+        for p in &self.peers {
+            if p.pipe.inq.is_finished() && p.pipe.out.is_reader_closed() {
+                gone.push(p.pipe.id);
+            }
+        }
+        for id in gone {
+            self.remove_peer(id);
+        }
+    }
+
+    fn remove_peer(&mut self, pipe_id: u64) {
+        if let Some(i) = self.peers.iter().position(|p| p.pipe.id == pipe_id) {
+            let peer = self.peers.remove(i);
+            for t in peer.topics.topics() {
+                if self.all.remove(t) && self.extended && !self.manual {
+                    let mut v = vec![0u8];
+                    v.extend_from_slice(t);
+                    self.pending.push_back(Msg::from(v));
+                }
+            }
+        }
+        self.targets.retain(|&t| t != pipe_id);
+    }
+}
+
+impl Pattern for XPub {
+    fn attach(&mut self, pipe: Arc<Pipe>, _meta: Option<&PeerMeta>) {
+        if let Some(w) = &self.welcome {
+            let _ = pipe.out.push(Msg::from_bytes(w.clone()));
+        }
+        self.peers.push(Peer {
+            pipe,
+            topics: Topics::default(),
+            reading_more: false,
+        });
+    }
+
+    fn detach(&mut self, pipe_id: u64) {
+        // Read what it sent before it went (its last cancels), then forget it.
+        self.process_upstream();
+        self.remove_peer(pipe_id);
+    }
+
+    fn send(&mut self, mut msg: Msg) -> std::result::Result<(), (Error, Msg)> {
+        self.process_upstream();
+        let more = msg.more();
+        if !self.more_out {
+            self.targets.clear();
+            for p in &self.peers {
+                if p.topics.matches(msg.data()) {
+                    self.targets.push(p.pipe.id);
+                }
+            }
+            if self.nodrop {
+                let full = self
+                    .peers
+                    .iter()
+                    .any(|p| self.targets.contains(&p.pipe.id) && !p.pipe.out.can_write());
+                if full {
+                    return Err((Error::Again, msg));
+                }
+            }
+        }
+        if self.targets.len() > 1 {
+            msg.make_shared();
+        }
+        let mut failed = Vec::new();
+        for p in &self.peers {
+            if self.targets.contains(&p.pipe.id) {
+                match p.pipe.out.push(msg.clone()) {
+                    Ok(()) => {}
+                    Err(PushError::Full(_)) | Err(PushError::Closed(_)) => failed.push(p.pipe.id),
+                }
+            }
+        }
+        // A peer that missed the first frame misses the whole message.
+        self.targets.retain(|t| !failed.contains(t));
+        self.more_out = more;
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<Msg> {
+        if !self.extended {
+            return Err(Error::NotSupported);
+        }
+        self.process_upstream();
+        self.pending.pop_front().ok_or(Error::Again)
+    }
+
+    fn can_send(&mut self) -> bool {
+        if self.nodrop {
+            return self.peers.iter().all(|p| p.pipe.out.can_write());
+        }
+        true
+    }
+
+    fn can_recv(&mut self) -> bool {
+        if !self.extended {
+            return false;
+        }
+        self.process_upstream();
+        !self.pending.is_empty()
+    }
+
+    fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
+        if !self.extended {
+            return None;
+        }
+        match opt {
+            id::XPUB_VERBOSE => Some(bool_value(val).map(|v| self.verbose = v)),
+            id::XPUB_VERBOSER => Some(bool_value(val).map(|v| {
+                self.verbose = v;
+                self.verboser = v
+            })),
+            id::XPUB_MANUAL => Some(bool_value(val).map(|v| self.manual = v)),
+            id::XPUB_NODROP => Some(bool_value(val).map(|v| self.nodrop = v)),
+            id::XPUB_WELCOME_MSG => {
+                self.welcome = if val.is_empty() {
+                    None
+                } else {
+                    Some(Bytes::copy_from_slice(val))
+                };
+                Some(Ok(()))
+            }
+            id::SUBSCRIBE | id::UNSUBSCRIBE if self.manual => {
+                let Some(pid) = self.last_pipe else {
+                    return Some(Ok(()));
+                };
+                if let Some(p) = self.peers.iter_mut().find(|p| p.pipe.id == pid) {
+                    if opt == id::SUBSCRIBE {
+                        p.topics.add(val);
+                        self.all.add(val);
+                    } else if p.topics.remove(val) {
+                        self.all.remove(val);
+                    }
+                }
+                Some(Ok(()))
+            }
+            _ => None,
+        }
+    }
+
+    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
+        None
+    }
+}

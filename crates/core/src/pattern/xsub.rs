@@ -1,0 +1,170 @@
+//! SUB and XSUB: receive the messages whose first frame starts with a subscribed topic.
+//! SUB subscribes through ZMQ_SUBSCRIBE; XSUB by sending (un)subscription messages, and
+//! forwards any other message upstream. Subscriptions are replayed to every new peer.
+
+use super::subs::{cancel_msg, parse_subscription, subscribe_msg, Topics};
+use super::{FairQueue, Pattern, PeerMeta};
+use crate::error::{Error, Result};
+use crate::msg::Msg;
+use crate::options::{id, OptionValue};
+use crate::pipe::Pipe;
+use std::sync::Arc;
+
+pub(crate) struct XSub {
+    /// true = XSUB, false = SUB.
+    extended: bool,
+    fq: FairQueue,
+    pipes: Vec<Arc<Pipe>>,
+    topics: Topics,
+    more_in: bool,
+    more_out: bool,
+    /// Inside an outgoing user message (XSUB): its frames go to all peers.
+    forwarding: bool,
+    /// First frame of the next message, already matched.
+    pending: Option<Msg>,
+}
+
+impl XSub {
+    pub(crate) fn new(extended: bool) -> XSub {
+        XSub {
+            extended,
+            fq: FairQueue::default(),
+            pipes: Vec::new(),
+            topics: Topics::default(),
+            more_in: false,
+            more_out: false,
+            forwarding: false,
+            pending: None,
+        }
+    }
+
+    fn send_all(&mut self, msg: &Msg) {
+        self.pipes.retain(|p| !p.out.is_reader_closed());
+        for p in &self.pipes {
+            let _ = p.out.push(msg.clone());
+        }
+    }
+
+    fn subscribe(&mut self, topic: &[u8]) {
+        self.topics.add(topic);
+        self.send_all(&subscribe_msg(topic));
+    }
+
+    fn unsubscribe(&mut self, topic: &[u8]) {
+        if self.topics.remove(topic) {
+            self.send_all(&cancel_msg(topic));
+        }
+    }
+
+    /// Finds the next message whose first frame matches; keeps it in `pending`.
+    fn fetch_matching(&mut self) -> bool {
+        if self.pending.is_some() {
+            return true;
+        }
+        while let Some((m, _)) = self.fq.recv() {
+            if self.topics.matches(m.data()) {
+                self.pending = Some(m);
+                return true;
+            }
+            let mut more = m.more();
+            while more {
+                more = self.fq.recv().is_some_and(|(x, _)| x.more());
+            }
+        }
+        false
+    }
+
+    fn replay(&self, pipe: &Pipe) {
+        for t in self.topics.topics() {
+            let _ = pipe.out.push(subscribe_msg(t));
+        }
+    }
+}
+
+impl Pattern for XSub {
+    fn attach(&mut self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>) {
+        if meta.is_some() {
+            self.replay(&pipe);
+        }
+        self.pipes.push(pipe.clone());
+        self.fq.attach(pipe);
+    }
+
+    fn activated(&mut self, pipe_id: u64, _meta: &PeerMeta) {
+        // A (re)connected peer knows nothing of our subscriptions: send them all again.
+        if let Some(p) = self.pipes.iter().find(|p| p.id == pipe_id).cloned() {
+            self.replay(&p);
+        }
+    }
+
+    fn detach(&mut self, pipe_id: u64) {
+        self.pipes.retain(|p| p.id != pipe_id);
+        self.fq.detach(pipe_id);
+    }
+
+    fn send(&mut self, mut msg: Msg) -> std::result::Result<(), (Error, Msg)> {
+        if !self.extended {
+            return Err((Error::NotSupported, msg));
+        }
+        let more = msg.more();
+        if !self.more_out && !more {
+            if let Some((subscribe, topic)) = parse_subscription(&msg) {
+                let topic = topic.to_vec();
+                if subscribe {
+                    self.subscribe(&topic);
+                } else {
+                    self.unsubscribe(&topic);
+                }
+                return Ok(());
+            }
+        }
+        self.more_out = more;
+        msg.make_shared();
+        self.send_all(&msg);
+        self.forwarding = more;
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<Msg> {
+        if self.more_in {
+            let (m, _) = self.fq.recv().ok_or(Error::Again)?;
+            self.more_in = m.more();
+            return Ok(m);
+        }
+        if !self.fetch_matching() {
+            return Err(Error::Again);
+        }
+        let m = self.pending.take().ok_or(Error::Again)?;
+        self.more_in = m.more();
+        Ok(m)
+    }
+
+    fn can_send(&mut self) -> bool {
+        self.extended
+    }
+
+    fn can_recv(&mut self) -> bool {
+        self.more_in || self.fetch_matching()
+    }
+
+    fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
+        if self.extended {
+            return None;
+        }
+        match opt {
+            id::SUBSCRIBE => {
+                self.subscribe(val);
+                Some(Ok(()))
+            }
+            id::UNSUBSCRIBE => {
+                self.unsubscribe(val);
+                Some(Ok(()))
+            }
+            _ => None,
+        }
+    }
+
+    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
+        None
+    }
+}

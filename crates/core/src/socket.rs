@@ -1,0 +1,540 @@
+//! `Socket`: the application's handle. Sending and receiving go through the socket type's
+//! pattern; bind/connect hand endpoints to the transports.
+
+use crate::ctx::CtxShared;
+use crate::error::{Error, Result};
+use crate::io::{BindRequest, ConnectRequest};
+use crate::monitor::{self, Monitor};
+use crate::msg::Msg;
+use crate::options::{id, OptionValue, Options};
+use crate::pattern::{new_pattern, Pattern, PeerMeta};
+use crate::pipe::{Pipe, Waker};
+use crate::signal::{Signal, Wait};
+use crate::transport::{inproc, Endpoint};
+use ferromq_zmtp::SocketType;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// `send`/`recv` flag: do not block; fail with `Again` instead.
+pub const DONTWAIT: i32 = 1;
+/// `send` flag: more frames of this message follow.
+pub const SNDMORE: i32 = 2;
+
+/// ZMQ_POLLIN bit of `events()`.
+pub const POLLIN: i16 = 1;
+/// ZMQ_POLLOUT bit of `events()`.
+pub const POLLOUT: i16 = 2;
+
+static NEXT_SOCKET_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Where a socket is bound or connected, so unbind/disconnect/close can undo it.
+pub(crate) enum Attachment {
+    Inproc { name: String },
+    InprocConnect { pipe: u64 },
+    Io { token: usize },
+}
+
+pub(crate) struct SocketState {
+    pub(crate) opts: Options,
+    pub(crate) pattern: Box<dyn Pattern>,
+    pub(crate) pipes: HashMap<u64, Arc<Pipe>>,
+    /// endpoint string (as given and as resolved) -> what it created.
+    pub(crate) binds: Vec<(String, String, Attachment)>,
+    pub(crate) connects: Vec<(String, Attachment)>,
+    rcvmore: bool,
+    sending_more: bool,
+    pub(crate) closed: bool,
+}
+
+pub(crate) struct SocketShared {
+    pub(crate) id: u64,
+    pub(crate) kind: SocketType,
+    pub(crate) ctx: Arc<CtxShared>,
+    pub(crate) signal: Arc<Signal>,
+    state: Mutex<SocketState>,
+    pub(crate) monitor: Mutex<Option<Monitor>>,
+}
+
+impl SocketShared {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, SocketState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands a new pipe to the pattern and wakes the owner.
+    pub(crate) fn attach_pipe(&self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>) -> bool {
+        let mut st = self.lock();
+        if st.closed {
+            drop(st);
+            pipe.close();
+            return false;
+        }
+        pipe.inq.set_reader(Waker::Socket(self.signal.clone()));
+        pipe.out.set_writer(Waker::Socket(self.signal.clone()));
+        st.pipes.insert(pipe.id, pipe.clone());
+        st.pattern.attach(pipe, meta);
+        drop(st);
+        self.signal.notify();
+        true
+    }
+
+    /// A connect-side pipe's connection finished its handshake.
+    pub(crate) fn pipe_activated(&self, pipe_id: u64, meta: &PeerMeta) {
+        let mut st = self.lock();
+        if st.pipes.contains_key(&pipe_id) {
+            st.pattern.activated(pipe_id, meta);
+        }
+        drop(st);
+        self.signal.notify();
+    }
+
+    /// The peer behind a pipe is gone for good.
+    pub(crate) fn detach_pipe(&self, pipe_id: u64) {
+        let mut st = self.lock();
+        if let Some(p) = st.pipes.remove(&pipe_id) {
+            p.out.close_reader();
+            p.inq.close_writer();
+            st.pattern.detach(pipe_id);
+        }
+        drop(st);
+        self.signal.notify();
+    }
+
+    /// Sends a monitor event if a monitor wants it.
+    pub(crate) fn emit(&self, event: u16, value: u32, endpoint: &str) {
+        let guard = self.monitor.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = guard.as_ref() {
+            m.emit(event, value, endpoint);
+        }
+    }
+
+    pub(crate) fn options(&self) -> Options {
+        self.lock().opts.clone()
+    }
+}
+
+/// A ZeroMQ socket. `Send` (it may move between threads) but, as in libzmq, not for use
+/// from two threads at once. Closed on drop (with the LINGER option's semantics).
+pub struct Socket {
+    pub(crate) inner: Arc<SocketShared>,
+}
+
+impl std::fmt::Debug for Socket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Socket")
+            .field("type", &self.inner.kind)
+            .finish()
+    }
+}
+
+impl Socket {
+    pub(crate) fn create(ctx: Arc<CtxShared>, kind: SocketType, ipv6: bool) -> Result<Socket> {
+        let pattern = new_pattern(kind)?;
+        let signal = Arc::new(Signal::new().map_err(|e| Error::from_io(&e))?);
+        let opts = Options {
+            ipv6,
+            ..Options::default()
+        };
+        Ok(Socket {
+            inner: Arc::new(SocketShared {
+                id: NEXT_SOCKET_ID.fetch_add(1, Ordering::Relaxed),
+                kind,
+                ctx,
+                signal,
+                state: Mutex::new(SocketState {
+                    opts,
+                    pattern,
+                    pipes: HashMap::new(),
+                    binds: Vec::new(),
+                    connects: Vec::new(),
+                    rcvmore: false,
+                    sending_more: false,
+                    closed: false,
+                }),
+                monitor: Mutex::new(None),
+            }),
+        })
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// The socket type.
+    pub fn kind(&self) -> SocketType {
+        self.inner.kind
+    }
+
+    fn deadline(timeout_ms: i32) -> Option<Instant> {
+        if timeout_ms < 0 {
+            None
+        } else {
+            Some(Instant::now() + Duration::from_millis(timeout_ms as u64))
+        }
+    }
+
+    /// Sends one frame; `SNDMORE` in `flags` marks more frames to follow. On failure the
+    /// frame is handed back with the error (`Again` when it would block under DONTWAIT or
+    /// SNDTIMEO, `Terminated`, `State`, `NotSupported`, `HostUnreachable`, `Interrupted`).
+    pub fn send_msg(&self, mut msg: Msg, flags: i32) -> std::result::Result<(), (Error, Msg)> {
+        msg.set_more(flags & SNDMORE != 0);
+        let sig = &self.inner.signal;
+        let mut deadline: Option<Option<Instant>> = None;
+        loop {
+            let seen = sig.generation();
+            let timeout = {
+                let mut st = self.inner.lock();
+                if st.closed {
+                    return Err((Error::NotSocket, msg));
+                }
+                if self.inner.ctx.is_terminating() {
+                    return Err((Error::Terminated, msg));
+                }
+                let more = msg.more();
+                match st.pattern.send(msg) {
+                    Ok(()) => {
+                        st.sending_more = more;
+                        return Ok(());
+                    }
+                    Err((Error::Again, m)) => msg = m,
+                    Err(e) => return Err(e),
+                }
+                st.opts.sndtimeo
+            };
+            if flags & DONTWAIT != 0 || timeout == 0 {
+                return Err((Error::Again, msg));
+            }
+            let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
+            match sig.wait(seen, d) {
+                Wait::Changed => {}
+                Wait::TimedOut => return Err((Error::Again, msg)),
+                Wait::Interrupted => return Err((Error::Interrupted, msg)),
+            }
+        }
+    }
+
+    /// Receives one frame (check `more()` on it, or `rcvmore`). Blocks unless DONTWAIT,
+    /// up to RCVTIMEO.
+    pub fn recv_msg(&self, flags: i32) -> Result<Msg> {
+        let sig = &self.inner.signal;
+        let mut deadline: Option<Option<Instant>> = None;
+        loop {
+            let seen = sig.generation();
+            let timeout = {
+                let mut st = self.inner.lock();
+                if st.closed {
+                    return Err(Error::NotSocket);
+                }
+                if self.inner.ctx.is_terminating() {
+                    return Err(Error::Terminated);
+                }
+                match st.pattern.recv() {
+                    Ok(m) => {
+                        st.rcvmore = m.more();
+                        return Ok(m);
+                    }
+                    Err(Error::Again) => {}
+                    Err(e) => return Err(e),
+                }
+                st.opts.rcvtimeo
+            };
+            if flags & DONTWAIT != 0 || timeout == 0 {
+                return Err(Error::Again);
+            }
+            let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
+            match sig.wait(seen, d) {
+                Wait::Changed => {}
+                Wait::TimedOut => return Err(Error::Again),
+                Wait::Interrupted => return Err(Error::Interrupted),
+            }
+        }
+    }
+
+    /// Sends a byte slice as one frame (copied).
+    pub fn send(&self, data: &[u8], flags: i32) -> Result<()> {
+        self.send_msg(Msg::copy_from(data), flags)
+            .map_err(|(e, _)| e)
+    }
+
+    /// Receives one frame's bytes.
+    pub fn recv(&self, flags: i32) -> Result<Msg> {
+        self.recv_msg(flags)
+    }
+
+    /// Receives all frames of one message.
+    pub fn recv_multipart(&self, flags: i32) -> Result<Vec<Msg>> {
+        let mut parts = vec![self.recv_msg(flags)?];
+        while parts.last().is_some_and(|m| m.more()) {
+            parts.push(self.recv_msg(flags & !DONTWAIT)?);
+        }
+        Ok(parts)
+    }
+
+    /// Sends all frames as one message.
+    pub fn send_multipart<I, T>(&self, parts: I, flags: i32) -> Result<()>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<Msg>,
+    {
+        let mut it = parts.into_iter().peekable();
+        while let Some(p) = it.next() {
+            let f = if it.peek().is_some() {
+                flags | SNDMORE
+            } else {
+                flags & !SNDMORE
+            };
+            self.send_msg(p.into(), f).map_err(|(e, _)| e)?;
+        }
+        Ok(())
+    }
+
+    /// ZMQ_POLLIN / ZMQ_POLLOUT readiness now. Also re-arms the `fd()` edge.
+    pub fn events(&self) -> Result<i16> {
+        self.inner.signal.rearm();
+        let mut st = self.inner.lock();
+        if st.closed {
+            return Err(Error::NotSocket);
+        }
+        if self.inner.ctx.is_terminating() {
+            return Err(Error::Terminated);
+        }
+        let mut ev = 0;
+        if st.pattern.can_recv() {
+            ev |= POLLIN;
+        }
+        if st.pattern.can_send() {
+            ev |= POLLOUT;
+        }
+        Ok(ev)
+    }
+
+    /// The file descriptor for ZMQ_FD: readable when `events()` may have changed.
+    pub fn fd(&self) -> i32 {
+        self.inner.signal.fd()
+    }
+
+    /// Binds to an endpoint (`tcp://`, `ipc://`, `inproc://`).
+    pub fn bind(&self, endpoint: &str) -> Result<()> {
+        let ep = Endpoint::parse(endpoint)?;
+        self.check_open()?;
+        let resolved = match &ep {
+            Endpoint::Inproc(name) => {
+                inproc::bind(&self.inner, name)?;
+                (
+                    endpoint.to_string(),
+                    Attachment::Inproc { name: name.clone() },
+                )
+            }
+            _ => {
+                let reactor = self.inner.ctx.reactor()?;
+                let opts = self.inner.options();
+                let (token, resolved) = reactor.bind(BindRequest {
+                    socket: self.inner.clone(),
+                    endpoint: ep.clone(),
+                    opts,
+                })?;
+                (resolved, Attachment::Io { token })
+            }
+        };
+        let mut st = self.inner.lock();
+        st.opts.last_endpoint = resolved.0.clone();
+        st.binds
+            .push((endpoint.to_string(), resolved.0, resolved.1));
+        Ok(())
+    }
+
+    /// Connects to an endpoint. tcp/ipc connect in the background and reconnect with
+    /// backoff; inproc may connect before the peer binds.
+    pub fn connect(&self, endpoint: &str) -> Result<()> {
+        let ep = Endpoint::parse(endpoint)?;
+        self.check_open()?;
+        let att = match &ep {
+            Endpoint::Inproc(name) => {
+                let pipe = inproc::connect(&self.inner, name)?;
+                Attachment::InprocConnect { pipe }
+            }
+            _ => {
+                if let Endpoint::Tcp { port, host } = &ep {
+                    if port == "*" || port == "0" || host == "*" {
+                        return Err(Error::InvalidArgument);
+                    }
+                }
+                let reactor = self.inner.ctx.reactor()?;
+                let opts = self.inner.options();
+                let token = reactor.connect(ConnectRequest {
+                    socket: self.inner.clone(),
+                    endpoint: ep.clone(),
+                    endpoint_str: endpoint.to_string(),
+                    opts,
+                })?;
+                Attachment::Io { token }
+            }
+        };
+        let mut st = self.inner.lock();
+        st.opts.last_endpoint = endpoint.to_string();
+        st.connects.push((endpoint.to_string(), att));
+        Ok(())
+    }
+
+    /// Stops listening on a bound endpoint (ENOENT if it was not bound).
+    pub fn unbind(&self, endpoint: &str) -> Result<()> {
+        self.check_open()?;
+        let att = {
+            let mut st = self.inner.lock();
+            let pos = st
+                .binds
+                .iter()
+                .position(|(given, resolved, _)| given == endpoint || resolved == endpoint)
+                .ok_or(Error::NoEntry)?;
+            st.binds.remove(pos).2
+        };
+        self.undo(att);
+        Ok(())
+    }
+
+    /// Drops a connection made with `connect` (ENOENT if there is none).
+    pub fn disconnect(&self, endpoint: &str) -> Result<()> {
+        self.check_open()?;
+        let att = {
+            let mut st = self.inner.lock();
+            let pos = st
+                .connects
+                .iter()
+                .position(|(given, _)| given == endpoint)
+                .ok_or(Error::NoEntry)?;
+            st.connects.remove(pos).1
+        };
+        self.undo(att);
+        Ok(())
+    }
+
+    fn undo(&self, att: Attachment) {
+        match att {
+            Attachment::Inproc { name } => inproc::unbind(&self.inner, &name),
+            Attachment::InprocConnect { pipe } => self.inner.detach_pipe(pipe),
+            Attachment::Io { token } => {
+                if let Ok(r) = self.inner.ctx.reactor() {
+                    r.remove(token, 0);
+                }
+            }
+        }
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.inner.lock().closed {
+            return Err(Error::NotSocket);
+        }
+        if self.inner.ctx.is_terminating() {
+            return Err(Error::Terminated);
+        }
+        Ok(())
+    }
+
+    /// Sets an option by libzmq number; `val` is the raw bytes libzmq would receive.
+    pub fn set_option(&self, opt: i32, val: &[u8]) -> Result<()> {
+        let mut st = self.inner.lock();
+        if st.closed {
+            return Err(Error::NotSocket);
+        }
+        if let Some(r) = st.pattern.set_option(opt, val) {
+            return r;
+        }
+        if st.opts.set(opt, val)? {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument)
+    }
+
+    /// Reads an option by libzmq number.
+    pub fn get_option(&self, opt: i32) -> Result<OptionValue> {
+        if opt == id::EVENTS {
+            return self.events().map(|e| OptionValue::Int(e as i32));
+        }
+        let st = self.inner.lock();
+        if st.closed {
+            return Err(Error::NotSocket);
+        }
+        match opt {
+            id::TYPE => return Ok(OptionValue::Int(self.inner.kind.as_raw())),
+            id::RCVMORE => return Ok(OptionValue::Int(st.rcvmore as i32)),
+            id::FD => return Ok(OptionValue::Int(self.inner.signal.fd())),
+            _ => {}
+        }
+        if let Some(v) = st.pattern.get_option(opt) {
+            return Ok(v);
+        }
+        st.opts.get(opt).ok_or(Error::InvalidArgument)
+    }
+
+    /// Convenience: sets an `int` option.
+    pub fn set_int(&self, opt: i32, v: i32) -> Result<()> {
+        self.set_option(opt, &v.to_ne_bytes())
+    }
+
+    /// Convenience: reads an `int` option.
+    pub fn get_int(&self, opt: i32) -> Result<i32> {
+        match self.get_option(opt)? {
+            OptionValue::Int(v) => Ok(v),
+            _ => Err(Error::InvalidArgument),
+        }
+    }
+
+    /// Starts (or with `None`, stops) publishing monitor events for `events` (a bit mask of
+    /// ZMQ_EVENT_*) on a PAIR socket bound at the given inproc endpoint.
+    pub fn monitor(&self, endpoint: Option<&str>, events: u32) -> Result<()> {
+        self.check_open()?;
+        monitor::start(&self.inner, endpoint, events)
+    }
+
+    /// Closes the socket: pending outbound messages are kept for up to LINGER ms (forever
+    /// with -1) while the I/O thread delivers them; the call itself does not block.
+    pub fn close(&self) {
+        let (linger, pipes, binds, connects) = {
+            let mut st = self.inner.lock();
+            if st.closed {
+                return;
+            }
+            st.closed = true;
+            (
+                st.opts.linger,
+                std::mem::take(&mut st.pipes),
+                std::mem::take(&mut st.binds),
+                std::mem::take(&mut st.connects),
+            )
+        };
+        for (_, _, att) in binds {
+            if let Attachment::Inproc { name } = &att {
+                inproc::unbind(&self.inner, name);
+            }
+        }
+        let reactor = self.inner.ctx.reactor_if_started();
+        if let Some(r) = &reactor {
+            r.close_socket(self.inner.id, linger);
+        }
+        let _ = connects;
+        for (_, p) in pipes {
+            if linger == 0 {
+                p.out.clear();
+            }
+            // Inproc peers keep what was already queued for them; io pipes are flushed by
+            // the reactor within the linger period.
+            p.out.close_writer();
+            p.inq.close_reader();
+        }
+        monitor::socket_closed(&self.inner);
+        self.inner.signal.notify();
+        self.inner.ctx.socket_closed(self.inner.id);
+    }
+
+    /// True when the socket type can receive a `recv` now without blocking.
+    pub fn rcvmore(&self) -> bool {
+        self.inner.lock().rcvmore
+    }
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        self.close();
+    }
+}

@@ -1,0 +1,126 @@
+//! inproc: sockets of one context joined directly by a pipe (no ZMTP, no copies).
+//! A connect before the bind is allowed: the connecting side gets its pipe at once and the
+//! binder receives the other end when it binds.
+
+use crate::error::{Error, Result};
+use crate::pattern::PeerMeta;
+use crate::pipe::Pipe;
+use crate::socket::SocketShared;
+use std::sync::Arc;
+
+/// A connect waiting for its bind.
+pub(crate) struct Pending {
+    /// The binder's end of the pipe.
+    pipe: Arc<Pipe>,
+    /// What the binder should know of the connecting peer.
+    meta: PeerMeta,
+    connector_sndhwm: usize,
+    connector_rcvhwm: usize,
+}
+
+fn sum_hwm(a: usize, b: usize) -> usize {
+    if a == 0 || b == 0 {
+        0
+    } else {
+        a + b
+    }
+}
+
+/// Registers `name` for `sock`, and attaches connects that were waiting for it.
+pub(crate) fn bind(sock: &Arc<SocketShared>, name: &str) -> Result<()> {
+    let pending = {
+        let mut st = sock.ctx.lock();
+        if let Some(w) = st.inproc.get(name) {
+            if w.strong_count() > 0 && w.upgrade().is_some_and(|s| !s.lock().closed) {
+                return Err(Error::AddressInUse);
+            }
+        }
+        st.inproc.insert(name.to_string(), Arc::downgrade(sock));
+        st.inproc_pending.remove(name).unwrap_or_default()
+    };
+    let opts = sock.options();
+    for p in pending {
+        // Now both sides' watermarks are known.
+        p.pipe
+            .inq
+            .set_hwm(sum_hwm(p.connector_sndhwm, opts.rcvhwm as usize));
+        p.pipe
+            .out
+            .set_hwm(sum_hwm(opts.sndhwm as usize, p.connector_rcvhwm));
+        sock.attach_pipe(p.pipe, Some(&p.meta));
+    }
+    Ok(())
+}
+
+/// Removes the name (existing pipes stay).
+pub(crate) fn unbind(sock: &Arc<SocketShared>, name: &str) {
+    let mut st = sock.ctx.lock();
+    if st
+        .inproc
+        .get(name)
+        .is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(sock)))
+    {
+        st.inproc.remove(name);
+    }
+}
+
+/// Connects `sock` to the socket bound at `name` (or queues the connect). Returns the
+/// connecting side's pipe id.
+pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
+    let my = sock.options();
+    let my_meta = PeerMeta {
+        socket_type: sock.kind,
+        routing_id: Some(my.routing_id.clone()).filter(|r| !r.is_empty()),
+        connect_routing_id: None,
+    };
+    let mut ctx = sock.ctx.lock();
+    let peer = ctx
+        .inproc
+        .get(name)
+        .and_then(|w| w.upgrade())
+        .filter(|p| !p.lock().closed);
+    match peer {
+        Some(peer) => {
+            drop(ctx);
+            if !sock.kind.is_compatible(peer.kind) {
+                return Err(Error::IncompatibleProtocol);
+            }
+            let theirs = peer.options();
+            let (mine, their_end) = Pipe::pair(
+                sum_hwm(my.sndhwm as usize, theirs.rcvhwm as usize),
+                sum_hwm(theirs.sndhwm as usize, my.rcvhwm as usize),
+            );
+            let id = mine.id;
+            let peer_meta = PeerMeta {
+                socket_type: peer.kind,
+                routing_id: Some(theirs.routing_id.clone()).filter(|r| !r.is_empty()),
+                connect_routing_id: my.connect_routing_id.clone(),
+            };
+            peer.attach_pipe(their_end, Some(&my_meta));
+            sock.attach_pipe(mine, Some(&peer_meta));
+            Ok(id)
+        }
+        None => {
+            let (mine, their_end) = Pipe::pair(my.sndhwm as usize, my.rcvhwm as usize);
+            let id = mine.id;
+            ctx.inproc_pending
+                .entry(name.to_string())
+                .or_default()
+                .push(Pending {
+                    pipe: their_end,
+                    meta: my_meta,
+                    connector_sndhwm: my.sndhwm as usize,
+                    connector_rcvhwm: my.rcvhwm as usize,
+                });
+            drop(ctx);
+            // The binder's type is unknown until it binds; libzmq attaches the pipe anyway.
+            let meta = PeerMeta {
+                socket_type: sock.kind,
+                routing_id: None,
+                connect_routing_id: my.connect_routing_id.clone(),
+            };
+            sock.attach_pipe(mine, Some(&meta));
+            Ok(id)
+        }
+    }
+}

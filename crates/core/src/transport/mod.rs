@@ -1,0 +1,107 @@
+//! Endpoint strings (`tcp://`, `ipc://`, `inproc://`) and the transports behind them.
+
+pub(crate) mod inproc;
+pub(crate) mod ipc;
+pub(crate) mod tcp;
+
+use crate::error::{Error, Result};
+
+/// A parsed endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Endpoint {
+    /// `tcp://host:port` (host may be `*`, port may be `*` or 0 when binding).
+    Tcp { host: String, port: String },
+    /// `ipc://path` (`*` when binding picks a fresh path).
+    Ipc(String),
+    /// `inproc://name`.
+    Inproc(String),
+}
+
+impl Endpoint {
+    /// Parses `scheme://address`. Unknown schemes of libzmq (pgm, udp, ws, ...) give
+    /// EPROTONOSUPPORT; malformed strings give EINVAL.
+    pub(crate) fn parse(s: &str) -> Result<Endpoint> {
+        let (scheme, addr) = s.split_once("://").ok_or(Error::InvalidArgument)?;
+        match scheme {
+            "tcp" => {
+                let (host, port) = addr.rsplit_once(':').ok_or(Error::InvalidArgument)?;
+                if host.is_empty() || port.is_empty() {
+                    return Err(Error::InvalidArgument);
+                }
+                // A "source;destination" connect address: only the destination matters here.
+                let host = host.rsplit(';').next().unwrap_or(host);
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                if port != "*" && port.parse::<u16>().is_err() {
+                    return Err(Error::InvalidArgument);
+                }
+                Ok(Endpoint::Tcp {
+                    host: host.to_string(),
+                    port: port.to_string(),
+                })
+            }
+            "ipc" => {
+                if addr.is_empty() || addr.len() > 107 {
+                    return Err(Error::InvalidArgument);
+                }
+                Ok(Endpoint::Ipc(addr.to_string()))
+            }
+            "inproc" => {
+                if addr.is_empty() || addr.len() > 255 {
+                    return Err(Error::InvalidArgument);
+                }
+                Ok(Endpoint::Inproc(addr.to_string()))
+            }
+            "pgm" | "epgm" | "norm" | "udp" | "ws" | "wss" | "tipc" | "vmci" => {
+                Err(Error::ProtocolNotSupported)
+            }
+            _ => Err(Error::ProtocolNotSupported),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_three_transports() {
+        assert_eq!(
+            Endpoint::parse("tcp://127.0.0.1:5555").unwrap(),
+            Endpoint::Tcp {
+                host: "127.0.0.1".into(),
+                port: "5555".into()
+            }
+        );
+        assert_eq!(
+            Endpoint::parse("tcp://[::1]:*").unwrap(),
+            Endpoint::Tcp {
+                host: "::1".into(),
+                port: "*".into()
+            }
+        );
+        assert_eq!(
+            Endpoint::parse("ipc:///tmp/x").unwrap(),
+            Endpoint::Ipc("/tmp/x".into())
+        );
+        assert_eq!(
+            Endpoint::parse("inproc://a").unwrap(),
+            Endpoint::Inproc("a".into())
+        );
+    }
+
+    #[test]
+    fn rejects_bad_endpoints_with_libzmq_errors() {
+        assert_eq!(Endpoint::parse("tcp//x"), Err(Error::InvalidArgument));
+        assert_eq!(Endpoint::parse("tcp://x"), Err(Error::InvalidArgument));
+        assert_eq!(
+            Endpoint::parse("tcp://x:99999"),
+            Err(Error::InvalidArgument)
+        );
+        assert_eq!(Endpoint::parse("inproc://"), Err(Error::InvalidArgument));
+        assert_eq!(
+            Endpoint::parse("pgm://eth0;239.1.1.1:5555"),
+            Err(Error::ProtocolNotSupported)
+        );
+        assert_eq!(Endpoint::parse("foo://x"), Err(Error::ProtocolNotSupported));
+    }
+}

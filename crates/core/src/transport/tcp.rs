@@ -1,0 +1,153 @@
+//! tcp: address resolution for bind and connect, and socket tuning options.
+
+use crate::error::{Error, Result};
+use crate::options::Options;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+
+/// The address to bind for `host:port` (`*` = any interface, port `*`/0 = ephemeral).
+pub(crate) fn bind_addr(host: &str, port: &str, opts: &Options) -> Result<SocketAddr> {
+    let port: u16 = if port == "*" {
+        0
+    } else {
+        port.parse().map_err(|_| Error::InvalidArgument)?
+    };
+    let ip = if host == "*" {
+        if opts.ipv6 {
+            IpAddr::V6(Ipv6Addr::UNSPECIFIED)
+        } else {
+            IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+        }
+    } else if let Ok(ip) = host.parse::<IpAddr>() {
+        ip
+    } else if host == "localhost" || host == "lo" {
+        IpAddr::V4(Ipv4Addr::LOCALHOST)
+    } else {
+        interface_addr(host).ok_or(Error::NoDevice)?
+    };
+    if ip.is_ipv6() && !opts.ipv6 && host != "*" {
+        // libzmq refuses IPv6 literals unless ZMQ_IPV6 is set.
+        return Err(Error::NoDevice);
+    }
+    Ok(SocketAddr::new(ip, port))
+}
+
+/// The first IPv4 address of a network interface, by name.
+fn interface_addr(name: &str) -> Option<IpAddr> {
+    let mut ifap: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs fills ifap with a list we free below; we only read it.
+    if unsafe { libc::getifaddrs(&mut ifap) } != 0 {
+        return None;
+    }
+    let mut found = None;
+    let mut cur = ifap;
+    while !cur.is_null() {
+        // SAFETY: cur is a node of the list getifaddrs returned, valid until freeifaddrs.
+        let ifa = unsafe { &*cur };
+        if !ifa.ifa_addr.is_null() && !ifa.ifa_name.is_null() {
+            // SAFETY: ifa_name is a NUL-terminated string owned by the list.
+            let n = unsafe { std::ffi::CStr::from_ptr(ifa.ifa_name) };
+            // SAFETY: ifa_addr is non-null and points to a sockaddr of at least family size.
+            let family = unsafe { (*ifa.ifa_addr).sa_family } as i32;
+            if n.to_bytes() == name.as_bytes() && family == libc::AF_INET {
+                // SAFETY: the family is AF_INET, so the address is a sockaddr_in.
+                let sin = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in) };
+                found = Some(IpAddr::V4(Ipv4Addr::from(u32::from_be(
+                    sin.sin_addr.s_addr,
+                ))));
+                break;
+            }
+        }
+        cur = ifa.ifa_next;
+    }
+    // SAFETY: ifap came from getifaddrs and is freed once.
+    unsafe { libc::freeifaddrs(ifap) };
+    found
+}
+
+/// Resolves a connect address (DNS allowed).
+pub(crate) fn connect_addr(host: &str, port: &str, opts: &Options) -> Result<SocketAddr> {
+    let port: u16 = port.parse().map_err(|_| Error::InvalidArgument)?;
+    if port == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    if host == "*" {
+        return Err(Error::InvalidArgument);
+    }
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, port));
+    }
+    let addrs = (host, port)
+        .to_socket_addrs()
+        .map_err(|_| Error::InvalidArgument)?;
+    let mut fallback = None;
+    for a in addrs {
+        if a.is_ipv4() {
+            return Ok(a);
+        }
+        if opts.ipv6 {
+            fallback.get_or_insert(a);
+        }
+    }
+    fallback.ok_or(Error::InvalidArgument)
+}
+
+/// Applies TCP_NODELAY, buffer sizes, TOS and keepalive options to a connected socket.
+pub(crate) fn tune(stream: &impl AsRawFd, opts: &Options) {
+    let fd = stream.as_raw_fd();
+    let set = |level: i32, name: i32, val: i32| {
+        // SAFETY: fd is a valid socket; the option value is a 4-byte int on the stack.
+        unsafe {
+            libc::setsockopt(
+                fd,
+                level,
+                name,
+                &val as *const i32 as *const libc::c_void,
+                4,
+            )
+        };
+    };
+    set(libc::IPPROTO_TCP, libc::TCP_NODELAY, 1);
+    if opts.sndbuf >= 0 {
+        set(libc::SOL_SOCKET, libc::SO_SNDBUF, opts.sndbuf);
+    }
+    if opts.rcvbuf >= 0 {
+        set(libc::SOL_SOCKET, libc::SO_RCVBUF, opts.rcvbuf);
+    }
+    if opts.tos > 0 {
+        set(libc::IPPROTO_IP, libc::IP_TOS, opts.tos);
+    }
+    if opts.tcp_keepalive >= 0 {
+        set(libc::SOL_SOCKET, libc::SO_KEEPALIVE, opts.tcp_keepalive);
+        if opts.tcp_keepalive == 1 {
+            if opts.tcp_keepalive_cnt > 0 {
+                set(libc::IPPROTO_TCP, libc::TCP_KEEPCNT, opts.tcp_keepalive_cnt);
+            }
+            if opts.tcp_keepalive_idle > 0 {
+                set(
+                    libc::IPPROTO_TCP,
+                    libc::TCP_KEEPIDLE,
+                    opts.tcp_keepalive_idle,
+                );
+            }
+            if opts.tcp_keepalive_intvl > 0 {
+                set(
+                    libc::IPPROTO_TCP,
+                    libc::TCP_KEEPINTVL,
+                    opts.tcp_keepalive_intvl,
+                );
+            }
+        }
+    }
+    if opts.tcp_maxrt > 0 {
+        set(libc::IPPROTO_TCP, libc::TCP_USER_TIMEOUT, opts.tcp_maxrt);
+    }
+}
+
+/// The endpoint string libzmq reports for a bound or connected address.
+pub(crate) fn endpoint_string(addr: &SocketAddr) -> String {
+    match addr {
+        SocketAddr::V4(a) => format!("tcp://{}:{}", a.ip(), a.port()),
+        SocketAddr::V6(a) => format!("tcp://[{}]:{}", a.ip(), a.port()),
+    }
+}

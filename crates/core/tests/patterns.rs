@@ -1,0 +1,270 @@
+//! Socket patterns over inproc, tcp and ipc, ferromq to ferromq.
+
+use ferromq::{Context, Error, Socket, SocketType, DONTWAIT, SNDMORE};
+use std::time::Duration;
+
+const RCVTIMEO: i32 = 27;
+const LINGER: i32 = 17;
+const SUBSCRIBE: i32 = 6;
+const ROUTING_ID: i32 = 5;
+const ROUTER_MANDATORY: i32 = 33;
+const SNDHWM: i32 = 23;
+const RCVHWM: i32 = 24;
+const LAST_ENDPOINT: i32 = 32;
+
+fn endpoints(tag: &str) -> Vec<String> {
+    vec![
+        format!("inproc://{tag}"),
+        "tcp://127.0.0.1:*".to_string(),
+        format!("ipc:///tmp/ferromq-test-{}-{tag}", std::process::id()),
+    ]
+}
+
+fn last_endpoint(s: &Socket) -> String {
+    match s.get_option(LAST_ENDPOINT).unwrap() {
+        ferromq::OptionValue::Str(e) => e,
+        _ => panic!("LAST_ENDPOINT is a string"),
+    }
+}
+
+fn pair(ctx: &Context, a: SocketType, b: SocketType, ep: &str) -> (Socket, Socket) {
+    let sa = ctx.socket(a).unwrap();
+    let sb = ctx.socket(b).unwrap();
+    for s in [&sa, &sb] {
+        s.set_int(RCVTIMEO, 5000).unwrap();
+        s.set_int(LINGER, 0).unwrap();
+    }
+    sa.bind(ep).unwrap();
+    let real = last_endpoint(&sa);
+    sb.connect(&real).unwrap();
+    (sa, sb)
+}
+
+fn data(i: usize, len: usize) -> Vec<u8> {
+    (0..len).map(|k| (k * 31 + i * 7) as u8).collect()
+}
+
+#[test]
+fn push_pull_multipart_all_transports() {
+    let ctx = Context::new();
+    for ep in endpoints("pushpull") {
+        let (pull, push) = pair(&ctx, SocketType::Pull, SocketType::Push, &ep);
+        for (i, len) in [0usize, 1, 30, 31, 255, 256, 70_000]
+            .into_iter()
+            .enumerate()
+        {
+            push.send(&data(i, len), SNDMORE).unwrap();
+            push.send(b"tail", 0).unwrap();
+            let parts = pull.recv_multipart(0).unwrap();
+            assert_eq!(parts.len(), 2, "{ep}");
+            assert_eq!(parts[0].data(), &data(i, len)[..], "{ep} len {len}");
+            assert!(parts[0].more());
+            assert_eq!(parts[1].data(), b"tail");
+            assert!(!parts[1].more());
+        }
+    }
+    ctx.term().unwrap();
+}
+
+#[test]
+fn req_rep_round_trips_and_state_machine() {
+    let ctx = Context::new();
+    for ep in endpoints("reqrep") {
+        let (rep, req) = pair(&ctx, SocketType::Rep, SocketType::Req, &ep);
+        assert_eq!(req.recv(0).unwrap_err(), Error::State);
+        for i in 0..20 {
+            req.send(format!("ping {i}").as_bytes(), 0).unwrap();
+            assert_eq!(
+                req.send(b"again", 0).unwrap_err(),
+                Error::State,
+                "REQ cannot send twice"
+            );
+            let m = rep.recv(0).unwrap();
+            assert_eq!(m.data(), format!("ping {i}").as_bytes());
+            assert_eq!(rep.recv(0).unwrap_err(), Error::State);
+            rep.send(format!("pong {i}").as_bytes(), 0).unwrap();
+            assert_eq!(req.recv(0).unwrap().data(), format!("pong {i}").as_bytes());
+        }
+    }
+    ctx.term().unwrap();
+}
+
+#[test]
+fn dealer_router_routing_ids() {
+    let ctx = Context::new();
+    for ep in endpoints("router") {
+        let router = ctx.socket(SocketType::Router).unwrap();
+        router.set_int(RCVTIMEO, 5000).unwrap();
+        router.set_int(LINGER, 0).unwrap();
+        router.bind(&ep).unwrap();
+        let real = last_endpoint(&router);
+        let dealer = ctx.socket(SocketType::Dealer).unwrap();
+        dealer.set_option(ROUTING_ID, b"alice").unwrap();
+        dealer.set_int(RCVTIMEO, 5000).unwrap();
+        dealer.set_int(LINGER, 0).unwrap();
+        dealer.connect(&real).unwrap();
+        dealer.send(b"hi", 0).unwrap();
+        let parts = router.recv_multipart(0).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].data(), b"alice");
+        assert_eq!(parts[1].data(), b"hi");
+        router.send(b"alice", SNDMORE).unwrap();
+        router.send(b"back", 0).unwrap();
+        assert_eq!(dealer.recv(0).unwrap().data(), b"back");
+        router.set_int(ROUTER_MANDATORY, 1).unwrap();
+        assert_eq!(
+            router.send(b"nobody", SNDMORE).unwrap_err(),
+            Error::HostUnreachable
+        );
+    }
+    ctx.term().unwrap();
+}
+
+#[test]
+fn pub_sub_prefix_filtering() {
+    let ctx = Context::new();
+    for ep in endpoints("pubsub") {
+        let (publ, sub) = pair(&ctx, SocketType::Pub, SocketType::Sub, &ep);
+        sub.set_option(SUBSCRIBE, b"weather").unwrap();
+        // Publish until the subscription has arrived.
+        let mut got = None;
+        for _ in 0..500 {
+            publ.send(b"weather sync", 0).unwrap();
+            if let Ok(m) = sub.recv(DONTWAIT) {
+                got = Some(m);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(
+            got.expect("subscription propagated").data(),
+            b"weather sync"
+        );
+        publ.send(b"sports result", 0).unwrap();
+        publ.send(b"weather today", 0).unwrap();
+        publ.send(b"weather end", 0).unwrap();
+        // Sync messages still in flight may come first; "sports" must never come.
+        let mut seen = Vec::new();
+        loop {
+            let m = sub.recv(0).unwrap();
+            if m.data() == b"weather sync" {
+                continue;
+            }
+            seen.push(m.data().to_vec());
+            if m.data() == b"weather end" {
+                break;
+            }
+        }
+        assert_eq!(
+            seen,
+            vec![b"weather today".to_vec(), b"weather end".to_vec()]
+        );
+    }
+    ctx.term().unwrap();
+}
+
+#[test]
+fn pair_both_ways_and_inproc_connect_before_bind() {
+    let ctx = Context::new();
+    let a = ctx.socket(SocketType::Pair).unwrap();
+    a.set_int(RCVTIMEO, 5000).unwrap();
+    a.connect("inproc://late").unwrap();
+    a.send(b"early", 0).unwrap();
+    let b = ctx.socket(SocketType::Pair).unwrap();
+    b.set_int(RCVTIMEO, 5000).unwrap();
+    b.bind("inproc://late").unwrap();
+    assert_eq!(b.recv(0).unwrap().data(), b"early");
+    b.send(b"reply", 0).unwrap();
+    assert_eq!(a.recv(0).unwrap().data(), b"reply");
+    drop(a);
+    drop(b);
+    ctx.term().unwrap();
+}
+
+#[test]
+fn hwm_blocks_push_with_eagain() {
+    let ctx = Context::new();
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(RCVHWM, 5).unwrap();
+    pull.bind("inproc://hwm").unwrap();
+    let push = ctx.socket(SocketType::Push).unwrap();
+    push.set_int(SNDHWM, 5).unwrap();
+    push.set_int(LINGER, 0).unwrap();
+    push.connect("inproc://hwm").unwrap();
+    let mut sent = 0;
+    while push.send(b"x", DONTWAIT).is_ok() {
+        sent += 1;
+        assert!(sent < 1000, "HWM never reached");
+    }
+    assert_eq!(sent, 10, "inproc HWM is SNDHWM + RCVHWM");
+    assert_eq!(push.send(b"x", DONTWAIT).unwrap_err(), Error::Again);
+    pull.recv(0).unwrap();
+    drop(push);
+    drop(pull);
+    ctx.term().unwrap();
+}
+
+#[test]
+fn dontwait_and_timeouts_give_eagain() {
+    let ctx = Context::new();
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.bind("inproc://empty").unwrap();
+    assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
+    pull.set_int(RCVTIMEO, 20).unwrap();
+    assert_eq!(pull.recv(0).unwrap_err(), Error::Again);
+    assert_eq!(pull.send(b"x", 0).unwrap_err(), Error::NotSupported);
+    drop(pull);
+    ctx.term().unwrap();
+}
+
+#[test]
+fn term_unblocks_blocking_recv_with_eterm() {
+    let ctx = Context::new();
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.bind("tcp://127.0.0.1:*").unwrap();
+    let t = std::thread::spawn(move || {
+        let r = pull.recv(0);
+        drop(pull);
+        r
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    ctx.term().unwrap();
+    assert_eq!(t.join().unwrap().unwrap_err(), Error::Terminated);
+}
+
+#[test]
+fn linger_delivers_queued_messages_after_close() {
+    let ctx = Context::new();
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(RCVTIMEO, 5000).unwrap();
+    pull.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = last_endpoint(&pull);
+    let push = ctx.socket(SocketType::Push).unwrap();
+    push.connect(&ep).unwrap();
+    for i in 0..100u32 {
+        push.send(&i.to_le_bytes(), 0).unwrap();
+    }
+    drop(push);
+    for i in 0..100u32 {
+        assert_eq!(pull.recv(0).unwrap().data(), i.to_le_bytes());
+    }
+    drop(pull);
+    ctx.term().unwrap();
+}
+
+#[test]
+fn bad_endpoints_and_unbind() {
+    let ctx = Context::new();
+    let s = ctx.socket(SocketType::Pull).unwrap();
+    assert_eq!(s.bind("nonsense").unwrap_err(), Error::InvalidArgument);
+    assert_eq!(s.bind("pgm://x").unwrap_err(), Error::ProtocolNotSupported);
+    assert_eq!(s.unbind("tcp://127.0.0.1:1").unwrap_err(), Error::NoEntry);
+    s.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = last_endpoint(&s);
+    let other = ctx.socket(SocketType::Pull).unwrap();
+    assert_eq!(other.bind(&ep).unwrap_err(), Error::AddressInUse);
+    s.unbind(&ep).unwrap();
+    drop(s);
+    drop(other);
+    ctx.term().unwrap();
+}

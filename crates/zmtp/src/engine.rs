@@ -1,0 +1,488 @@
+//! The per-connection ZMTP state machine: greeting, NULL handshake, traffic.
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+
+use crate::command;
+use crate::error::ProtocolError;
+use crate::frame::{self, Limits, MAX_HEADER_LEN};
+use crate::greeting::{self, PeerGreeting, GREETING_LEN, MECHANISM_LEN};
+use crate::input::InputBuffer;
+use crate::socket_type::SocketType;
+
+/// Command frames may always be at least this large, whatever
+/// [`EngineConfig::max_msg_size`] says, so a small message limit cannot make
+/// the peer's READY unacceptable.
+pub(crate) const MIN_COMMAND_LIMIT: u64 = 64 * 1024;
+
+/// Which security mechanism this side uses. Only NULL exists today; the enum
+/// is `#[non_exhaustive]` because PLAIN and CURVE will be added.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MechanismConfig {
+    /// The NULL mechanism: no authentication, no encryption; the handshake is
+    /// one READY command in each direction.
+    Null,
+}
+
+impl MechanismConfig {
+    fn field(&self) -> [u8; MECHANISM_LEN] {
+        match self {
+            MechanismConfig::Null => greeting::mechanism_field(b"NULL"),
+        }
+    }
+}
+
+/// Static configuration of one connection.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Our socket type, announced as `Socket-Type` and checked against the
+    /// peer's.
+    pub socket_type: SocketType,
+    /// Sent as the `Identity` property in READY (sent for every socket type;
+    /// may be empty).
+    pub routing_id: Bytes,
+    /// Our role for mechanisms that have one. NULL has none: its greeting
+    /// always carries as-server = 0 and this field is ignored.
+    pub as_server: bool,
+    /// The security mechanism; the peer must announce the same one.
+    pub mechanism: MechanismConfig,
+    /// Message frames larger than this are a protocol error
+    /// (`ZMQ_MAXMSGSIZE`); `None` means unlimited, which still refuses bodies
+    /// above `isize::MAX` bytes. Command frames are limited to
+    /// `max(max_msg_size, 64 KiB)` so a small
+    /// limit cannot make the peer's READY unacceptable.
+    pub max_msg_size: Option<u64>,
+}
+
+/// What the handshake learned about the peer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerInfo {
+    /// The peer's `Socket-Type`, already checked compatible with ours.
+    pub socket_type: SocketType,
+    /// The `Identity` property if present and non-empty.
+    pub routing_id: Option<Bytes>,
+    /// All READY properties in the order sent, names as sent.
+    pub properties: Vec<(String, Bytes)>,
+    /// The negotiated ZMTP minor version: 0 for a ZMTP 3.0 peer, 1 for a
+    /// peer announcing 3.1 or any later version.
+    pub minor_version: u8,
+}
+
+/// Something the peer did, as decoded by [`Engine::poll_event`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Handshake complete. Emitted exactly once, before any other event.
+    Ready(PeerInfo),
+    /// One message frame; `more` is its MORE flag.
+    Message {
+        /// Whether further frames of the same message follow.
+        more: bool,
+        /// The frame body.
+        body: Bytes,
+    },
+    /// A ZMTP 3.1 SUBSCRIBE command with its topic. (A 3.0 peer sends
+    /// subscriptions as messages starting with byte 1; those arrive as
+    /// [`Event::Message`].)
+    Subscribe(Bytes),
+    /// A ZMTP 3.1 CANCEL command with its topic (3.0: message starting with
+    /// byte 0).
+    Cancel(Bytes),
+    /// A PING; the matching PONG has already been queued to the output.
+    Ping {
+        /// The peer's time-to-live hint, in deciseconds (0 = none).
+        ttl: u16,
+        /// The ping context (at most 16 bytes; longer ones are truncated).
+        context: Bytes,
+    },
+    /// A PONG answering one of our PINGs.
+    Pong {
+        /// The context echoed from our PING.
+        context: Bytes,
+    },
+    /// The peer sent an ERROR command; the caller must close the connection.
+    /// Afterwards the engine ignores all input.
+    PeerError {
+        /// The peer's reason text (lossily decoded).
+        reason: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    /// Waiting for the peer's 64-byte greeting.
+    Greeting,
+    /// Greeting done, our READY queued, waiting for the peer's READY.
+    Handshake,
+    /// Handshake complete.
+    Traffic,
+    /// The peer sent ERROR; input is ignored.
+    Closed,
+    /// We detected a protocol error; input is ignored.
+    Failed(ProtocolError),
+}
+
+/// One ZMTP connection, without I/O.
+///
+/// Bytes received from the peer go in through [`input_buffer`] +
+/// [`input_filled`] (or [`feed`]); decoded events come out of [`poll_event`];
+/// bytes for the peer accumulate in [`output`] until [`consume_output`].
+///
+/// [`input_buffer`]: Engine::input_buffer
+/// [`input_filled`]: Engine::input_filled
+/// [`feed`]: Engine::feed
+/// [`poll_event`]: Engine::poll_event
+/// [`output`]: Engine::output
+/// [`consume_output`]: Engine::consume_output
+#[derive(Debug)]
+pub struct Engine {
+    cfg: EngineConfig,
+    state: State,
+    input: InputBuffer,
+    /// Bytes still missing for the greeting or frame being received.
+    need: usize,
+    out: BytesMut,
+    peer_greeting: Option<PeerGreeting>,
+    peer: Option<PeerInfo>,
+}
+
+impl Engine {
+    /// Creates the engine and queues our 64-byte greeting (signature
+    /// 0xFF, 8 zero bytes, 0x7F; version 3.1; the mechanism name zero-padded
+    /// to 20 bytes; as-server; 31 zero bytes) into the output.
+    pub fn new(cfg: EngineConfig) -> Engine {
+        let as_server = match cfg.mechanism {
+            MechanismConfig::Null => false,
+        };
+        let mut out = BytesMut::with_capacity(256);
+        out.put_slice(&greeting::encode(&cfg.mechanism.field(), as_server));
+        Engine {
+            cfg,
+            state: State::Greeting,
+            input: InputBuffer::default(),
+            need: GREETING_LEN,
+            out,
+            peer_greeting: None,
+            peer: None,
+        }
+    }
+
+    /// Returns spare input space of at least `min` bytes for the caller to
+    /// read into directly, then report with [`input_filled`]. When a large
+    /// frame is partly received, more space (up to 4 MiB) is provided so the
+    /// body arrives without repeated reallocation. The buffer is only moved
+    /// or reallocated when the current spare space is too small.
+    ///
+    /// [`input_filled`]: Engine::input_filled
+    pub fn input_buffer(&mut self, min: usize) -> &mut [u8] {
+        let hint = if self.is_dead() { 0 } else { self.need };
+        self.input.spare(min, hint)
+    }
+
+    /// Marks the first `n` bytes of the slice last returned by
+    /// [`input_buffer`](Engine::input_buffer) as received. Once the
+    /// engine has failed or the peer sent ERROR, input is discarded.
+    ///
+    /// # Panics
+    /// If `n` exceeds the length of that slice.
+    pub fn input_filled(&mut self, n: usize) {
+        self.input.commit(n);
+        if self.is_dead() {
+            self.input.release();
+        }
+    }
+
+    /// Copies `data` into the input; equivalent to `input_buffer` + copy +
+    /// `input_filled`.
+    pub fn feed(&mut self, data: &[u8]) {
+        if !self.is_dead() {
+            self.input.extend(data);
+        }
+    }
+
+    /// Parses buffered input and returns the next event, or `Ok(None)` when
+    /// more input is needed.
+    ///
+    /// The greeting and the peer's READY are consumed internally; our READY is
+    /// queued to the output as soon as the peer's greeting is validated.
+    /// Unknown commands after the handshake are ignored (forward
+    /// compatibility). Bodies of 1 KiB or more are zero-copy slices of the
+    /// input buffer; smaller ones are copied so they do not pin it.
+    ///
+    /// After an `Err` the engine is dead: every further call returns the same
+    /// error again and input is discarded. After [`Event::PeerError`] every
+    /// further call returns `Ok(None)`.
+    pub fn poll_event(&mut self) -> Result<Option<Event>, ProtocolError> {
+        if let State::Failed(e) = &self.state {
+            return Err(e.clone());
+        }
+        let result = self.step();
+        if let Err(e) = &result {
+            self.state = State::Failed(e.clone());
+            self.input.release();
+        }
+        result
+    }
+
+    fn step(&mut self) -> Result<Option<Event>, ProtocolError> {
+        loop {
+            match self.state {
+                State::Closed | State::Failed(_) => return Ok(None),
+                State::Greeting => {
+                    if !self.read_greeting()? {
+                        return Ok(None);
+                    }
+                }
+                State::Handshake | State::Traffic => {
+                    let Some((more, is_command, body)) = self.read_frame()? else {
+                        return Ok(None);
+                    };
+                    let event = if is_command {
+                        self.on_command(body)?
+                    } else if self.state == State::Handshake {
+                        return Err(ProtocolError::MessageBeforeReady);
+                    } else {
+                        Some(Event::Message { more, body })
+                    };
+                    if event.is_some() {
+                        return Ok(event);
+                    }
+                }
+            }
+        }
+    }
+
+    fn read_greeting(&mut self) -> Result<bool, ProtocolError> {
+        let data = self.input.data();
+        let Some(peer) = greeting::parse(data)? else {
+            self.need = GREETING_LEN - data.len();
+            return Ok(false);
+        };
+        let ours = self.cfg.mechanism.field();
+        if peer.mechanism != ours {
+            return Err(ProtocolError::MechanismMismatch {
+                ours: greeting::mechanism_name(&ours),
+                peer: greeting::mechanism_name(&peer.mechanism),
+            });
+        }
+        self.input.consume(GREETING_LEN);
+        self.peer_greeting = Some(peer);
+        self.state = State::Handshake;
+        command::write_ready(
+            &mut self.out,
+            &[
+                ("Socket-Type", self.cfg.socket_type.name().as_bytes()),
+                ("Identity", &self.cfg.routing_id),
+            ],
+        );
+        Ok(true)
+    }
+
+    fn limits(&self) -> Limits {
+        let cap = isize::MAX as u64;
+        let message = self.cfg.max_msg_size.map_or(cap, |m| m.min(cap));
+        Limits {
+            message,
+            command: message.max(MIN_COMMAND_LIMIT),
+        }
+    }
+
+    /// Returns the next complete frame as (more, command, body).
+    fn read_frame(&mut self) -> Result<Option<(bool, bool, Bytes)>, ProtocolError> {
+        let data = self.input.data();
+        let Some(h) = frame::decode_header(data, self.limits())? else {
+            self.need = MAX_HEADER_LEN.saturating_sub(data.len());
+            return Ok(None);
+        };
+        let total = h.header_len + h.body_len;
+        if data.len() < total {
+            self.need = total - data.len();
+            return Ok(None);
+        }
+        self.need = 0;
+        let body = self.input.take(h.header_len, h.body_len);
+        Ok(Some((h.more, h.command, body)))
+    }
+
+    fn on_command(&mut self, body: Bytes) -> Result<Option<Event>, ProtocolError> {
+        let (name, data) = command::split(&body)?;
+        let handshake = self.state == State::Handshake;
+        match name {
+            command::ERROR => {
+                let reason = command::parse_error_reason(&data)?;
+                self.state = State::Closed;
+                self.input.release();
+                Ok(Some(Event::PeerError { reason }))
+            }
+            command::READY if handshake => {
+                let info = self.accept_ready(&data)?;
+                self.peer = Some(info.clone());
+                self.state = State::Traffic;
+                Ok(Some(Event::Ready(info)))
+            }
+            _ if handshake => Err(unexpected(name)),
+            command::READY => Err(unexpected(name)),
+            command::PING => {
+                let (ttl, context) = command::parse_ping(&data)?;
+                command::write_command(&mut self.out, command::PONG, &[&context]);
+                Ok(Some(Event::Ping { ttl, context }))
+            }
+            command::PONG => Ok(Some(Event::Pong { context: data })),
+            command::SUBSCRIBE => Ok(Some(Event::Subscribe(data))),
+            command::CANCEL => Ok(Some(Event::Cancel(data))),
+            _ => Ok(None),
+        }
+    }
+
+    fn accept_ready(&self, data: &Bytes) -> Result<PeerInfo, ProtocolError> {
+        let properties = command::parse_metadata(data)?;
+        let find = |key: &str| {
+            properties
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case(key))
+                .map(|(_, value)| value)
+        };
+        let type_name = find("Socket-Type").ok_or(ProtocolError::MissingSocketType)?;
+        let socket_type = SocketType::from_name(type_name).ok_or_else(|| {
+            ProtocolError::UnknownSocketType(String::from_utf8_lossy(type_name).into_owned())
+        })?;
+        if !self.cfg.socket_type.is_compatible(socket_type) {
+            return Err(ProtocolError::IncompatibleSocketType {
+                ours: self.cfg.socket_type,
+                peer: socket_type,
+            });
+        }
+        let routing_id = find("Identity").filter(|v| !v.is_empty()).cloned();
+        let minor_version = self
+            .peer_greeting
+            .as_ref()
+            .map_or(0, PeerGreeting::negotiated_minor);
+        Ok(PeerInfo {
+            socket_type,
+            routing_id,
+            properties,
+            minor_version,
+        })
+    }
+
+    fn is_dead(&self) -> bool {
+        matches!(self.state, State::Closed | State::Failed(_))
+    }
+
+    /// Returns whether the handshake has completed (the [`Event::Ready`] has
+    /// been returned). Stays true after a later error.
+    pub fn is_ready(&self) -> bool {
+        self.peer.is_some()
+    }
+
+    /// Returns what the handshake learned about the peer, once ready.
+    pub fn peer(&self) -> Option<&PeerInfo> {
+        self.peer.as_ref()
+    }
+
+    /// Queues one message frame (short header if `body.len() <= 255`, long
+    /// otherwise); `more` sets the MORE flag. Must only be called once
+    /// [`is_ready`](Engine::is_ready) (debug assertion).
+    pub fn send_message(&mut self, more: bool, body: &[u8]) {
+        debug_assert!(self.is_ready(), "send_message before the handshake");
+        let (header, n) = frame::encode_header(more, false, body.len());
+        self.out.reserve(n + body.len());
+        self.out.put_slice(&header[..n]);
+        self.out.put_slice(body);
+    }
+
+    /// Returns the header of a message frame of `len` bytes: the buffer and
+    /// how many of its bytes are used (2 for `len <= 255`, else 9). Nothing is
+    /// queued; a caller writing a large body itself (e.g. with `writev`) must
+    /// first flush [`output`](Engine::output) to keep the stream ordered.
+    pub fn frame_header(more: bool, len: usize) -> ([u8; 9], usize) {
+        frame::encode_header(more, false, len)
+    }
+
+    /// Whether the peer gets ZMTP 3.1 SUBSCRIBE/CANCEL commands rather than
+    /// 3.0 subscription messages.
+    fn peer_speaks_31(&self) -> bool {
+        self.peer_greeting
+            .as_ref()
+            .is_some_and(|g| g.negotiated_minor() >= 1)
+    }
+
+    fn send_subscription(&mut self, name: &[u8], flag: u8, topic: &[u8]) {
+        debug_assert!(self.is_ready(), "subscription before the handshake");
+        if self.peer_speaks_31() {
+            command::write_command(&mut self.out, name, &[topic]);
+        } else {
+            let (header, n) = frame::encode_header(false, false, 1 + topic.len());
+            self.out.reserve(n + 1 + topic.len());
+            self.out.put_slice(&header[..n]);
+            self.out.put_u8(flag);
+            self.out.put_slice(topic);
+        }
+    }
+
+    /// Queues a subscription to `topic`: a SUBSCRIBE command for a ZMTP 3.1
+    /// peer, or for a 3.0 peer a single-frame message `[1, topic...]`. Must
+    /// only be called once ready (debug assertion).
+    pub fn send_subscribe(&mut self, topic: &[u8]) {
+        self.send_subscription(command::SUBSCRIBE, 1, topic);
+    }
+
+    /// Queues a cancellation of `topic`: a CANCEL command for a ZMTP 3.1
+    /// peer, or for a 3.0 peer a single-frame message `[0, topic...]`. Must
+    /// only be called once ready (debug assertion).
+    pub fn send_cancel(&mut self, topic: &[u8]) {
+        self.send_subscription(command::CANCEL, 0, topic);
+    }
+
+    /// Queues a PING with a TTL hint in deciseconds (0 = none) and a context
+    /// the peer echoes in its PONG. The context is limited to 16 bytes (debug
+    /// assertion; truncated in release builds). Must only be called once ready
+    /// (debug assertion). Sent whatever the peer's version; ZMTP 3.0 peers may
+    /// not understand it.
+    pub fn send_ping(&mut self, ttl_deciseconds: u16, context: &[u8]) {
+        debug_assert!(self.is_ready(), "send_ping before the handshake");
+        debug_assert!(context.len() <= command::MAX_PING_CONTEXT);
+        let context = &context[..context.len().min(command::MAX_PING_CONTEXT)];
+        command::write_command(
+            &mut self.out,
+            command::PING,
+            &[&ttl_deciseconds.to_be_bytes(), context],
+        );
+    }
+
+    /// Queues an ERROR command with `reason` (truncated to 255 bytes at a
+    /// character boundary). May be called in any state; the caller should
+    /// flush the output and then close the connection.
+    pub fn send_error(&mut self, reason: &str) {
+        command::write_error(&mut self.out, reason);
+    }
+
+    /// Returns the bytes waiting to be written to the peer.
+    pub fn output(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Removes the first `n` bytes of [`output`](Engine::output), which the
+    /// caller has written.
+    ///
+    /// # Panics
+    /// If `n` exceeds the output length.
+    pub fn consume_output(&mut self, n: usize) {
+        assert!(n <= self.out.len(), "consume_output({n}) beyond output");
+        self.out.advance(n);
+    }
+
+    /// Returns whether any bytes are waiting to be written.
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty()
+    }
+}
+
+fn unexpected(name: &[u8]) -> ProtocolError {
+    ProtocolError::UnexpectedCommand {
+        command: String::from_utf8_lossy(name).into_owned(),
+    }
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

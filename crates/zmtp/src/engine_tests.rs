@@ -1,0 +1,281 @@
+//! Unit tests of the engine against hand-crafted peer bytes.
+
+use super::*;
+
+fn config(socket_type: SocketType, routing_id: &'static [u8]) -> EngineConfig {
+    EngineConfig {
+        socket_type,
+        routing_id: Bytes::from_static(routing_id),
+        as_server: false,
+        mechanism: MechanismConfig::Null,
+        max_msg_size: None,
+    }
+}
+
+fn peer_greeting(minor: u8) -> Vec<u8> {
+    let mut g = greeting::encode(&greeting::mechanism_field(b"NULL"), false).to_vec();
+    g[11] = minor;
+    g
+}
+
+fn command_frame(name: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut out = BytesMut::new();
+    command::write_command(&mut out, name, &[data]);
+    out.to_vec()
+}
+
+fn metadata(props: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut meta = Vec::new();
+    for (name, value) in props {
+        meta.push(name.len() as u8);
+        meta.extend_from_slice(name.as_bytes());
+        meta.extend_from_slice(&(value.len() as u32).to_be_bytes());
+        meta.extend_from_slice(value);
+    }
+    meta
+}
+
+type Props<'a> = &'a [(&'a str, &'a [u8])];
+
+/// An engine that has completed the handshake with a hand-crafted PUB peer.
+fn ready_sub(max_msg_size: Option<u64>) -> Engine {
+    let mut cfg = config(SocketType::Sub, b"");
+    cfg.max_msg_size = max_msg_size;
+    let mut e = Engine::new(cfg);
+    e.feed(&peer_greeting(1));
+    e.feed(&command_frame(
+        b"READY",
+        &metadata(&[("Socket-Type", b"PUB")]),
+    ));
+    assert!(matches!(e.poll_event(), Ok(Some(Event::Ready(_)))));
+    e
+}
+
+#[test]
+fn ready_is_queued_only_after_a_valid_greeting() {
+    let mut e = Engine::new(config(SocketType::Dealer, b"me"));
+    assert_eq!(e.output().len(), GREETING_LEN);
+    let g = peer_greeting(1);
+    e.feed(&g[..63]);
+    assert_eq!(e.poll_event(), Ok(None));
+    assert_eq!(e.output().len(), GREETING_LEN);
+    e.feed(&g[63..]);
+    assert_eq!(e.poll_event(), Ok(None));
+    assert!(!e.is_ready());
+    let expected = command_frame(
+        b"READY",
+        &metadata(&[("Socket-Type", b"DEALER"), ("Identity", b"me")]),
+    );
+    assert_eq!(&e.output()[GREETING_LEN..], &expected[..]);
+}
+
+#[test]
+fn property_names_are_case_insensitive() {
+    let mut e = Engine::new(config(SocketType::Router, b""));
+    e.feed(&peer_greeting(1));
+    let meta = metadata(&[
+        ("socket-TYPE", b"REQ"),
+        ("IDENTITY", b"abc"),
+        ("X-Extra", b"1"),
+    ]);
+    e.feed(&command_frame(b"READY", &meta));
+    let Ok(Some(Event::Ready(info))) = e.poll_event() else {
+        panic!("no Ready");
+    };
+    assert_eq!(info.socket_type, SocketType::Req);
+    assert_eq!(info.routing_id.as_deref(), Some(&b"abc"[..]));
+    assert_eq!(info.properties.len(), 3);
+    assert_eq!(info.properties[2].0, "X-Extra");
+    assert_eq!(e.peer(), Some(&info));
+}
+
+#[test]
+fn ready_metadata_is_validated() {
+    let cases: [(Props, ProtocolError); 3] = [
+        (&[("Identity", b"x")], ProtocolError::MissingSocketType),
+        (
+            &[("Socket-Type", b"SERVER")],
+            ProtocolError::UnknownSocketType("SERVER".into()),
+        ),
+        (
+            &[("Socket-Type", b"SUB")],
+            ProtocolError::IncompatibleSocketType {
+                ours: SocketType::Sub,
+                peer: SocketType::Sub,
+            },
+        ),
+    ];
+    for (props, expected) in cases {
+        let mut e = Engine::new(config(SocketType::Sub, b""));
+        e.feed(&peer_greeting(1));
+        e.feed(&command_frame(b"READY", &metadata(props)));
+        assert_eq!(e.poll_event(), Err(expected));
+    }
+    let mut e = Engine::new(config(SocketType::Sub, b""));
+    e.feed(&peer_greeting(1));
+    e.feed(&command_frame(b"READY", b"\x0bSocket-Type\x00\x00"));
+    assert_eq!(e.poll_event(), Err(ProtocolError::InvalidMetadata));
+}
+
+#[test]
+fn errors_are_sticky_and_input_is_discarded() {
+    let mut e = Engine::new(config(SocketType::Pair, b""));
+    e.feed(b"\x00garbage");
+    assert_eq!(e.poll_event(), Err(ProtocolError::BadSignature));
+    e.feed(&peer_greeting(1));
+    assert_eq!(e.poll_event(), Err(ProtocolError::BadSignature));
+    let n = e.input_buffer(16).len();
+    e.input_filled(n);
+    assert!(e.input_buffer(0).is_empty());
+    assert_eq!(e.poll_event(), Err(ProtocolError::BadSignature));
+}
+
+#[test]
+fn commands_in_the_wrong_state_are_refused() {
+    let mut e = Engine::new(config(SocketType::Sub, b""));
+    e.feed(&peer_greeting(1));
+    e.feed(&command_frame(b"PING", b"\x00\x00"));
+    assert_eq!(
+        e.poll_event(),
+        Err(ProtocolError::UnexpectedCommand {
+            command: "PING".into()
+        })
+    );
+
+    let mut e = ready_sub(None);
+    e.feed(&command_frame(
+        b"READY",
+        &metadata(&[("Socket-Type", b"PUB")]),
+    ));
+    let err = e.poll_event().unwrap_err();
+    assert_eq!(
+        err.protocol_error_code(),
+        crate::codes::ZMTP_UNEXPECTED_COMMAND
+    );
+    assert!(e.is_ready());
+}
+
+#[test]
+fn unknown_commands_after_handshake_are_ignored() {
+    let mut e = ready_sub(None);
+    e.feed(&command_frame(b"X-FUTURE", b"whatever"));
+    e.feed(&[0x00, 2, b'h', b'i']);
+    assert_eq!(
+        e.poll_event(),
+        Ok(Some(Event::Message {
+            more: false,
+            body: Bytes::from_static(b"hi")
+        }))
+    );
+    assert_eq!(e.poll_event(), Ok(None));
+}
+
+#[test]
+fn malformed_commands_are_refused() {
+    let mut e = ready_sub(None);
+    e.feed(&command_frame(b"PING", b"\x01"));
+    let err = e.poll_event().unwrap_err();
+    assert_eq!(
+        err,
+        ProtocolError::MalformedCommand {
+            command: "PING".into()
+        }
+    );
+    let mut e = ready_sub(None);
+    e.feed(&[0x04, 3, 9, b'A', b'B']);
+    assert_eq!(
+        e.poll_event().unwrap_err().protocol_error_code(),
+        crate::codes::ZMTP_MALFORMED_COMMAND_UNSPECIFIED
+    );
+    let mut e = ready_sub(None);
+    e.feed(&command_frame(b"ERROR", b"\x09short"));
+    assert_eq!(
+        e.poll_event().unwrap_err().protocol_error_code(),
+        crate::codes::ZMTP_MALFORMED_COMMAND_ERROR
+    );
+}
+
+#[test]
+fn peer_error_closes_the_engine() {
+    let mut e = Engine::new(config(SocketType::Sub, b""));
+    e.feed(&peer_greeting(1));
+    e.feed(&command_frame(b"ERROR", b"\x06denied"));
+    e.feed(&command_frame(
+        b"READY",
+        &metadata(&[("Socket-Type", b"PUB")]),
+    ));
+    assert_eq!(
+        e.poll_event(),
+        Ok(Some(Event::PeerError {
+            reason: "denied".into()
+        }))
+    );
+    assert_eq!(e.poll_event(), Ok(None));
+    assert!(!e.is_ready());
+}
+
+#[test]
+fn small_message_limit_does_not_block_the_handshake() {
+    let mut e = ready_sub(Some(4));
+    e.feed(&[0x00, 4, 1, 2, 3, 4]);
+    assert!(matches!(e.poll_event(), Ok(Some(Event::Message { .. }))));
+    e.feed(&[0x01, 5]);
+    assert_eq!(
+        e.poll_event(),
+        Err(ProtocolError::FrameTooLarge { size: 5, max: 4 })
+    );
+}
+
+#[test]
+fn ping_context_is_echoed_and_truncated_like_libzmq() {
+    let mut e = ready_sub(None);
+    let before = e.output().len();
+    let mut data = vec![0x00, 0x0A];
+    data.extend_from_slice(&[b'c'; 20]);
+    e.feed(&command_frame(b"PING", &data));
+    let Ok(Some(Event::Ping { ttl, context })) = e.poll_event() else {
+        panic!("no Ping");
+    };
+    assert_eq!(ttl, 10);
+    assert_eq!(&context[..], &[b'c'; 16]);
+    assert_eq!(
+        &e.output()[before..],
+        &command_frame(b"PONG", &[b'c'; 16])[..]
+    );
+}
+
+#[test]
+fn large_bodies_are_zero_copy_and_small_ones_copied() {
+    let mut e = ready_sub(None);
+    let (h, n) = Engine::frame_header(false, 4096);
+    let buf = e.input_buffer(8192);
+    buf[..n].copy_from_slice(&h[..n]);
+    buf[n..n + 4096].fill(7);
+    buf[n + 4096..n + 4099].copy_from_slice(&[0x00, 1, 9]);
+    let start = buf.as_ptr() as usize;
+    e.input_filled(n + 4099);
+    let Ok(Some(Event::Message { body, .. })) = e.poll_event() else {
+        panic!("no Message");
+    };
+    assert_eq!(body.len(), 4096);
+    assert_eq!(body.as_ptr() as usize, start + n);
+    let Ok(Some(Event::Message { body, .. })) = e.poll_event() else {
+        panic!("no Message");
+    };
+    assert_eq!(&body[..], &[9]);
+    assert_ne!(body.as_ptr() as usize, start + n + 4096 + 2);
+}
+
+#[test]
+fn output_is_consumed_incrementally() {
+    let mut e = Engine::new(config(SocketType::Pair, b""));
+    assert!(e.has_output());
+    let first = e.output()[..10].to_vec();
+    e.consume_output(10);
+    assert_eq!(e.output().len(), GREETING_LEN - 10);
+    assert_eq!(first[0], 0xFF);
+    e.consume_output(GREETING_LEN - 10);
+    assert!(!e.has_output());
+    e.send_error("bye");
+    assert_eq!(e.output(), b"\x04\x0a\x05ERROR\x03bye");
+}

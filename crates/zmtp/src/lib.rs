@@ -1,0 +1,35 @@
+//! Sans-IO implementation of the ZeroMQ Message Transport Protocol, ZMTP 3.0
+//! (RFC 23) and ZMTP 3.1 (RFC 37), compatible with libzmq on the wire.
+//!
+//! The crate performs no I/O and owns no sockets, threads or clocks: the
+//! caller moves bytes between a transport and an [`Engine`], and reacts to the
+//! [`Event`]s the engine decodes. A typical driver loop is:
+//!
+//! 1. read from the transport into [`Engine::input_buffer`], then call
+//!    [`Engine::input_filled`] with the byte count;
+//! 2. call [`Engine::poll_event`] until it returns `Ok(None)`;
+//! 3. write [`Engine::output`] to the transport and call
+//!    [`Engine::consume_output`] with the number of bytes written.
+//!
+//! Only the NULL security mechanism is implemented. Peers speaking ZMTP 1.0 or
+//! 2.0 are refused rather than downgraded to.
+//!
+//! The [`z85`] module implements the Z85 text encoding of RFC 32, which is used
+//! for CURVE keys.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod command;
+mod engine;
+mod error;
+mod frame;
+mod greeting;
+mod input;
+mod socket_type;
+pub mod z85;
+
+pub use bytes::{Bytes, BytesMut};
+pub use engine::{Engine, EngineConfig, Event, MechanismConfig, PeerInfo};
+pub use error::{codes, ErrorCategory, ProtocolError};
+pub use socket_type::SocketType;
