@@ -76,14 +76,6 @@ impl CtxShared {
         drop(st);
         self.closed_cond.notify_all();
     }
-
-    pub(crate) fn ipv6_default(&self) -> bool {
-        self.lock().ipv6
-    }
-
-    pub(crate) fn blocky(&self) -> bool {
-        self.lock().blocky
-    }
 }
 
 /// A ZeroMQ context: the factory of sockets. Cheap to clone; all clones are the same
@@ -126,7 +118,7 @@ impl Context {
     /// Creates a socket of the given type. Fails with `Terminated` after `term`/`shutdown`
     /// and `TooManySockets` beyond ZMQ_MAX_SOCKETS.
     pub fn socket(&self, kind: SocketType) -> Result<Socket> {
-        let mut st = self.inner.lock();
+        let st = self.inner.lock();
         if st.terminating {
             return Err(Error::Terminated);
         }

@@ -27,9 +27,35 @@ enum Data {
 pub struct Metadata {
     /// (name, value) pairs; names compared case-insensitively.
     pub properties: Vec<(String, String)>,
+    /// The values again, NUL-terminated for the C ABI (cut at an inner NUL).
+    c_values: Vec<std::ffi::CString>,
 }
 
 impl Metadata {
+    /// Builds the metadata of a connection.
+    pub fn new(properties: Vec<(String, String)>) -> Metadata {
+        let c_values = properties
+            .iter()
+            .map(|(_, v)| {
+                let cut = v.split('\0').next().unwrap_or("");
+                std::ffi::CString::new(cut).unwrap_or_default()
+            })
+            .collect();
+        Metadata {
+            properties,
+            c_values,
+        }
+    }
+
+    /// Like `get`, as a C string that lives as long as the metadata.
+    pub fn get_cstr(&self, name: &str) -> Option<&std::ffi::CStr> {
+        self.properties
+            .iter()
+            .position(|(k, _)| k.eq_ignore_ascii_case(name))
+            .and_then(|i| self.c_values.get(i))
+            .map(|c| c.as_c_str())
+    }
+
     /// Looks a property up by name, ignoring ASCII case.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.properties

@@ -286,10 +286,6 @@ impl Queue {
         self.lock().reader_closed
     }
 
-    pub(crate) fn is_writer_closed(&self) -> bool {
-        self.lock().writer_closed
-    }
-
     /// Frames waiting (for LINGER decisions).
     pub(crate) fn is_empty(&self) -> bool {
         self.lock().frames.is_empty()

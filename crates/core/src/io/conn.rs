@@ -263,7 +263,7 @@ impl Conn {
         if !addr.is_empty() {
             props.push(("Peer-Address".to_string(), addr));
         }
-        self.meta = Some(Arc::new(Metadata { properties: props }));
+        self.meta = Some(Arc::new(Metadata::new(props)));
         let meta = PeerMeta {
             socket_type: peer.socket_type,
             routing_id: peer.routing_id.clone(),

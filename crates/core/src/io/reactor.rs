@@ -11,7 +11,7 @@ use crate::pattern::PeerMeta;
 use crate::pipe::{Pipe, Waker};
 use crate::socket::SocketShared;
 use crate::transport::{ipc, tcp, Endpoint};
-use mio::{Events, Interest, Poll, Registry, Token};
+use mio::{Events, Interest, Poll, Token};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -215,7 +215,6 @@ pub(super) enum Timer {
 
 /// What a connection needs from the reactor while it runs.
 pub(super) struct Ctx<'a> {
-    pub(super) registry: &'a Registry,
     pub(super) shared: &'a Arc<ReactorShared>,
     pub(super) timers: &'a mut Vec<(Instant, Timer)>,
 }
@@ -281,7 +280,6 @@ impl Reactor {
     fn ctx(&mut self) -> (Ctx<'_>, &mut HashMap<usize, Conn>) {
         (
             Ctx {
-                registry: self.poll.registry(),
                 shared: &self.shared,
                 timers: &mut self.timers,
             },

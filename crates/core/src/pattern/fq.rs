@@ -91,8 +91,4 @@ impl FairQueue {
         }
         self.pipes.iter().any(|p| p.inq.readable())
     }
-
-    pub(crate) fn pipes(&self) -> &[Arc<Pipe>] {
-        &self.pipes
-    }
 }

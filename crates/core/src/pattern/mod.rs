@@ -28,6 +28,7 @@ use std::sync::Arc;
 /// What the socket knows about a peer once its handshake is done.
 #[derive(Clone, Debug)]
 pub(crate) struct PeerMeta {
+    #[allow(dead_code)] // kept for ROUTER_NOTIFY / socket-type checks on inproc
     pub(crate) socket_type: SocketType,
     /// The peer's announced routing id (READY "Identity"), if any.
     pub(crate) routing_id: Option<Bytes>,
@@ -80,9 +81,4 @@ pub(crate) fn new_pattern(kind: SocketType) -> Result<Box<dyn Pattern>> {
     })
 }
 
-/// Both directions of a pipe closed by the socket side.
-pub(crate) fn close_pipe(p: &Pipe) {
-    p.close();
-}
-
-pub(crate) use subs::{cancel_msg, parse_subscription, subscribe_msg};
+pub(crate) use subs::{cancel_msg, subscribe_msg};

@@ -78,10 +78,6 @@ impl Topics {
     pub(crate) fn topics(&self) -> impl Iterator<Item = &Bytes> {
         self.counts.keys()
     }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.counts.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,45 @@
+# ferromq: `make bench` (main job), `make test` (all tests), `make dist` (the drop-in).
+CARGO ?= cargo
+PREFIX ?= $(CURDIR)/dist
+VERSION := 4.3.5
+CFLAGS_TEST := -O1 -g -Wall -Wextra -Werror -std=c11 -D_GNU_SOURCE
+
+.PHONY: all setup dist test test-rust test-c bench bench-full clean
+
+all: dist
+
+setup:
+	@bash scripts/setup.sh
+
+## dist: dist/lib/libzmq.so.5 (+ libzmq.so), dist/include/zmq.h, dist/lib/pkgconfig/libzmq.pc
+dist:
+	$(CARGO) build --release -p ferromq-capi
+	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include
+	cp target/release/libzmq.so $(PREFIX)/lib/libzmq.so.5
+	ln -sf libzmq.so.5 $(PREFIX)/lib/libzmq.so
+	cp include/zmq.h $(PREFIX)/include/zmq.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    scripts/libzmq.pc.in > $(PREFIX)/lib/pkgconfig/libzmq.pc
+	@echo "dist: $(PREFIX)/lib/libzmq.so.5 (soname $$(objdump -p $(PREFIX)/lib/libzmq.so.5 | awk '/SONAME/{print $$2}'))"
+
+## test: every test: Rust unit/integration/interop tests, C programs on dist/, bench self-tests
+test: setup dist test-rust test-c
+	python3 -m pytest -q bench/tests
+	@echo "make test: all suites passed"
+
+test-rust:
+	$(CARGO) test --workspace --release
+
+test-c: dist
+	@bash tests/c/run.sh $(PREFIX)
+
+## bench: the quick ferromq-vs-libzmq comparison (tables printed; files in bench/out/)
+bench: setup dist
+	python3 bench/run.py
+
+bench-full: setup dist
+	python3 bench/run.py --full
+
+clean:
+	$(CARGO) clean
+	rm -rf dist bench/out

@@ -1,0 +1,41 @@
+/* Tiny assertion helpers for the C ABI tests (each test is its own program). */
+#ifndef FERROMQ_TESTUTIL_H
+#define FERROMQ_TESTUTIL_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+static int tu_failures = 0;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: CHECK failed: %s (errno %d: %s)\n",        \
+                    __FILE__, __LINE__, #cond, zmq_errno(),                    \
+                    zmq_strerror(zmq_errno()));                                \
+            tu_failures++;                                                     \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_RC(expr) CHECK((expr) != -1)
+#define CHECK_ERR(expr, err) CHECK((expr) == -1 && zmq_errno() == (err))
+
+static int tu_finish(const char *name) {
+    if (tu_failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", name, tu_failures);
+        return 1;
+    }
+    printf("%s: ok\n", name);
+    return 0;
+}
+
+static void tu_last_endpoint(void *s, char *buf, size_t len) {
+    size_t l = len;
+    CHECK_RC(zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, buf, &l));
+}
+
+static void tu_set_int(void *s, int opt, int v) {
+    CHECK_RC(zmq_setsockopt(s, opt, &v, sizeof v));
+}
+#endif
