@@ -532,7 +532,7 @@ ZMQ_EXPORT int zmq_curve_public (char *z85_public_key,
 ZMQ_EXPORT void *zmq_atomic_counter_new (void);
 ZMQ_EXPORT void zmq_atomic_counter_set (void *counter, int value);
 ZMQ_EXPORT int zmq_atomic_counter_inc (void *counter); /* returns old value */
-ZMQ_EXPORT int zmq_atomic_counter_dec (void *counter); /* returns new value */
+ZMQ_EXPORT int zmq_atomic_counter_dec (void *counter); /* 1 while non-zero, 0 once zero */
 ZMQ_EXPORT int zmq_atomic_counter_value (void *counter);
 ZMQ_EXPORT void zmq_atomic_counter_destroy (void **counter_p);
 

@@ -514,11 +514,9 @@ impl Socket {
         }
         let _ = connects;
         for (_, p) in pipes {
-            if linger == 0 {
-                p.out.clear();
-            }
-            // Inproc peers keep what was already queued for them; io pipes are flushed by
-            // the reactor within the linger period.
+            // Inproc peers keep what was already queued for them (as libzmq's do, which is
+            // how a monitor's last event survives its socket); io pipes are flushed by the
+            // reactor within the linger period, or dropped with their connection.
             p.out.close_writer();
             p.inq.close_reader();
         }

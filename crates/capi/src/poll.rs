@@ -1,0 +1,343 @@
+//! `zmq_poll` / `zmq_ppoll`, and the waiting engine shared with the poller and the proxy.
+//!
+//! A socket is ready when its `events()` says so. Each socket also has an eventfd that
+//! becomes readable when its state may have changed since `events()` was last called
+//! (edge-triggered, like libzmq's ZMQ_FD). Waiting therefore means: ask every socket for
+//! its events (which re-arms its eventfd), and if nothing is ready, `poll` the eventfds
+//! together with the caller's plain descriptors, then ask again.
+
+use crate::errno::{errno, fail, ffi, CResult};
+use crate::socket::sock_ref;
+use ferromq::{Socket, POLLIN, POLLOUT};
+use std::os::raw::{c_int, c_long, c_short, c_void};
+use std::time::{Duration, Instant};
+
+/// ZMQ_POLL* bits.
+pub(crate) const ZMQ_POLLIN: c_short = 1;
+pub(crate) const ZMQ_POLLOUT: c_short = 2;
+pub(crate) const ZMQ_POLLERR: c_short = 4;
+pub(crate) const ZMQ_POLLPRI: c_short = 8;
+
+/// The C `zmq_pollitem_t`.
+#[repr(C)]
+pub struct zmq_pollitem_t {
+    pub socket: *mut c_void,
+    pub fd: c_int,
+    pub events: c_short,
+    pub revents: c_short,
+}
+
+/// One thing to wait on: a socket, or (when `sock` is None) a plain descriptor.
+pub(crate) struct Entry<'a> {
+    pub(crate) sock: Option<&'a Socket>,
+    pub(crate) fd: c_int,
+    pub(crate) events: c_short,
+    pub(crate) revents: c_short,
+}
+
+/// Translates a plain descriptor's `poll` result into ZMQ_POLL* bits; anything beyond
+/// in/out/pri (hang-up, error, invalid fd) is reported as ZMQ_POLLERR, as libzmq does.
+fn fd_revents(revents: c_short) -> c_short {
+    let mut r = 0;
+    if revents & libc::POLLIN != 0 {
+        r |= ZMQ_POLLIN;
+    }
+    if revents & libc::POLLOUT != 0 {
+        r |= ZMQ_POLLOUT;
+    }
+    if revents & libc::POLLPRI != 0 {
+        r |= ZMQ_POLLPRI;
+    }
+    if revents & !(libc::POLLIN | libc::POLLOUT | libc::POLLPRI) != 0 {
+        r |= ZMQ_POLLERR;
+    }
+    r
+}
+
+/// The `poll` events to ask for a plain descriptor.
+fn fd_events(events: c_short) -> c_short {
+    let mut e = 0;
+    if events & ZMQ_POLLIN != 0 {
+        e |= libc::POLLIN;
+    }
+    if events & ZMQ_POLLOUT != 0 {
+        e |= libc::POLLOUT;
+    }
+    if events & ZMQ_POLLPRI != 0 {
+        e |= libc::POLLPRI;
+    }
+    e
+}
+
+/// Milliseconds left until `deadline` (rounded up), or -1 for no deadline.
+fn remaining_ms(deadline: Option<Instant>) -> c_int {
+    match deadline {
+        None => -1,
+        Some(d) => {
+            let left = d.saturating_duration_since(Instant::now());
+            left.as_micros().div_ceil(1000).min(c_int::MAX as u128) as c_int
+        }
+    }
+}
+
+/// `ppoll` with a millisecond timeout (-1: forever) and an optional signal mask.
+fn sys_poll(
+    fds: &mut [libc::pollfd],
+    timeout_ms: c_int,
+    sigmask: Option<&libc::sigset_t>,
+) -> CResult<c_int> {
+    let ts;
+    let ts_ptr = if timeout_ms < 0 {
+        std::ptr::null()
+    } else {
+        ts = libc::timespec {
+            tv_sec: (timeout_ms / 1000) as libc::time_t,
+            tv_nsec: ((timeout_ms % 1000) as libc::c_long) * 1_000_000,
+        };
+        &ts as *const libc::timespec
+    };
+    let mask_ptr = sigmask.map_or(std::ptr::null(), |m| m as *const libc::sigset_t);
+    // SAFETY: `fds` is a valid, exclusively borrowed array of `fds.len()` pollfds; the
+    // timespec and mask pointers are NULL or point to values living across the call.
+    let rc = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            ts_ptr,
+            mask_ptr,
+        )
+    };
+    if rc < 0 {
+        return fail(errno());
+    }
+    Ok(rc)
+}
+
+/// Waits until at least one entry is ready or `timeout_ms` passes (-1: forever, 0: just
+/// look). Fills every entry's `revents` and returns how many are non-zero. A signal
+/// interrupting the wait gives EINTR; a terminated context gives ETERM.
+pub(crate) fn wait(
+    entries: &mut [Entry<'_>],
+    timeout_ms: i64,
+    sigmask: Option<&libc::sigset_t>,
+) -> CResult<usize> {
+    let deadline =
+        (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
+    let mut pfds: Vec<libc::pollfd> = entries
+        .iter()
+        .map(|e| match e.sock {
+            Some(s) => libc::pollfd {
+                // Sockets not asked about anything are not waited on (negative fd).
+                fd: if e.events & (ZMQ_POLLIN | ZMQ_POLLOUT) != 0 {
+                    s.fd()
+                } else {
+                    -1
+                },
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            None => libc::pollfd {
+                fd: e.fd,
+                events: fd_events(e.events),
+                revents: 0,
+            },
+        })
+        .collect();
+    loop {
+        let mut ready = 0;
+        for e in entries.iter_mut() {
+            e.revents = 0;
+            if let Some(s) = e.sock {
+                // Also re-arms the socket's eventfd: any later change makes it readable.
+                let ev = s.events()?;
+                let mut r = 0;
+                if ev & POLLIN != 0 {
+                    r |= ZMQ_POLLIN;
+                }
+                if ev & POLLOUT != 0 {
+                    r |= ZMQ_POLLOUT;
+                }
+                e.revents = r & e.events;
+                if e.revents != 0 {
+                    ready += 1;
+                }
+            }
+        }
+        let wait_ms = if ready > 0 || timeout_ms == 0 {
+            0
+        } else {
+            remaining_ms(deadline)
+        };
+        for p in pfds.iter_mut() {
+            p.revents = 0;
+        }
+        sys_poll(&mut pfds, wait_ms, sigmask)?;
+        for (e, p) in entries.iter_mut().zip(&pfds) {
+            if e.sock.is_none() {
+                e.revents = fd_revents(p.revents);
+                if e.revents != 0 {
+                    ready += 1;
+                }
+            }
+        }
+        if ready > 0 || timeout_ms == 0 {
+            return Ok(ready);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(0);
+        }
+        // A socket's eventfd fired (or the wait ended early): look at the sockets again.
+    }
+}
+
+/// Blocks until any of the sockets' state may have changed since their `events()` was last
+/// called, or a signal arrives (EINTR). Used by the proxy.
+pub(crate) fn wait_for_change(socks: &[&Socket]) -> CResult<()> {
+    let mut pfds: Vec<libc::pollfd> = socks
+        .iter()
+        .map(|s| libc::pollfd {
+            fd: s.fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    sys_poll(&mut pfds, -1, None)?;
+    Ok(())
+}
+
+/// Sleeps like `zmq_poll` with no items (interruptible: EINTR).
+fn idle(timeout_ms: i64, sigmask: Option<&libc::sigset_t>) -> CResult<c_int> {
+    if timeout_ms == 0 {
+        return Ok(0);
+    }
+    let deadline =
+        (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
+    loop {
+        sys_poll(&mut [], remaining_ms(deadline), sigmask)?;
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(0);
+        }
+    }
+}
+
+/// Body of `zmq_poll` / `zmq_ppoll`.
+///
+/// # Safety
+/// `items` must be NULL or point to `nitems` valid items whose sockets are NULL or live.
+unsafe fn poll_items(
+    items: *mut zmq_pollitem_t,
+    nitems: c_int,
+    timeout: c_long,
+    sigmask: Option<&libc::sigset_t>,
+) -> CResult<c_int> {
+    if nitems < 0 {
+        return fail(libc::EINVAL);
+    }
+    if nitems == 0 {
+        return idle(timeout, sigmask);
+    }
+    if items.is_null() {
+        return fail(libc::EFAULT);
+    }
+    // SAFETY: non-NULL and holding nitems items per the contract.
+    let items = unsafe { std::slice::from_raw_parts_mut(items, nitems as usize) };
+    let mut entries = Vec::with_capacity(items.len());
+    for it in items.iter() {
+        let sock = if it.socket.is_null() {
+            None
+        } else {
+            // SAFETY: forwarded caller contract.
+            Some(unsafe { sock_ref(it.socket)? })
+        };
+        entries.push(Entry {
+            sock,
+            fd: it.fd,
+            events: it.events,
+            revents: 0,
+        });
+    }
+    let n = wait(&mut entries, timeout, sigmask)?;
+    for (it, e) in items.iter_mut().zip(&entries) {
+        it.revents = e.revents;
+    }
+    Ok(n as c_int)
+}
+
+/// Waits for events on sockets and plain descriptors. `timeout` in ms; -1 waits forever,
+/// 0 only looks. Returns the number of items with events.
+///
+/// # Safety
+/// `items` must be NULL or point to `nitems` valid items whose sockets are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_poll(
+    items: *mut zmq_pollitem_t,
+    nitems: c_int,
+    timeout: c_long,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    ffi(-1, || unsafe { poll_items(items, nitems, timeout, None) })
+}
+
+/// Draft: `zmq_poll` with `sigmask` installed while waiting (as `ppoll`).
+///
+/// # Safety
+/// As `zmq_poll`; `sigmask` must be NULL or a valid signal set.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_ppoll(
+    items: *mut zmq_pollitem_t,
+    nitems: c_int,
+    timeout: c_long,
+    sigmask: *const libc::sigset_t,
+) -> c_int {
+    ffi(-1, || {
+        // SAFETY: NULL or a valid signal set per the contract.
+        let mask = unsafe { sigmask.as_ref() };
+        // SAFETY: forwarded caller contract.
+        unsafe { poll_items(items, nitems, timeout, mask) }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fd_event_translation() {
+        assert_eq!(
+            fd_events(ZMQ_POLLIN | ZMQ_POLLOUT),
+            libc::POLLIN | libc::POLLOUT
+        );
+        assert_eq!(fd_revents(libc::POLLIN), ZMQ_POLLIN);
+        assert_eq!(fd_revents(libc::POLLHUP), ZMQ_POLLERR);
+        assert_eq!(
+            fd_revents(libc::POLLNVAL | libc::POLLOUT),
+            ZMQ_POLLERR | ZMQ_POLLOUT
+        );
+    }
+
+    #[test]
+    fn plain_fds_are_polled() {
+        let mut fds = [0; 2];
+        // SAFETY: fds is a writable array of two ints.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let mut e = [Entry {
+            sock: None,
+            fd: fds[0],
+            events: ZMQ_POLLIN,
+            revents: 0,
+        }];
+        assert_eq!(wait(&mut e, 0, None).unwrap(), 0);
+        let start = Instant::now();
+        assert_eq!(wait(&mut e, 30, None).unwrap(), 0);
+        assert!(start.elapsed() >= Duration::from_millis(30));
+        // SAFETY: writing one byte from a valid buffer to our pipe.
+        unsafe { libc::write(fds[1], b"x".as_ptr() as _, 1) };
+        assert_eq!(wait(&mut e, -1, None).unwrap(), 1);
+        assert_eq!(e[0].revents, ZMQ_POLLIN);
+        // SAFETY: closing the descriptors we opened.
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
+    }
+}
