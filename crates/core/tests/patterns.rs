@@ -268,3 +268,42 @@ fn bad_endpoints_and_unbind() {
     drop(other);
     ctx.term().unwrap();
 }
+
+#[test]
+fn stream_socket_talks_raw_tcp() {
+    use std::io::{Read, Write};
+    let ctx = Context::new();
+    let stream = ctx.socket(SocketType::Stream).unwrap();
+    stream.set_int(RCVTIMEO, 5000).unwrap();
+    stream.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = last_endpoint(&stream);
+    let addr = ep.trim_start_matches("tcp://");
+    let mut client = std::net::TcpStream::connect(addr).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    // Connect notification: [id][empty].
+    let note = stream.recv_multipart(0).unwrap();
+    assert_eq!(note.len(), 2);
+    assert!(note[1].is_empty());
+    let id = note[0].data().to_vec();
+    client.write_all(b"hello").unwrap();
+    let mut got = Vec::new();
+    while got.len() < 5 {
+        let parts = stream.recv_multipart(0).unwrap();
+        assert_eq!(parts[0].data(), &id[..]);
+        got.extend_from_slice(parts[1].data());
+    }
+    assert_eq!(got, b"hello");
+    stream.send(&id, SNDMORE).unwrap();
+    stream.send(b"world", 0).unwrap();
+    let mut buf = [0u8; 5];
+    client.read_exact(&mut buf).unwrap();
+    assert_eq!(&buf, b"world");
+    // An empty data frame closes the connection: the client reads EOF.
+    stream.send(&id, SNDMORE).unwrap();
+    stream.send(b"", 0).unwrap();
+    assert_eq!(client.read(&mut buf).unwrap(), 0);
+    drop(stream);
+    ctx.term().unwrap();
+}

@@ -2,6 +2,7 @@
 //! engine, and messages between the engine and the socket's pipe, in batches (one read or
 //! write syscall for as many frames as fit, one pipe lock per batch).
 
+use super::codec::Codec;
 use super::reactor::{Ctx, Timer};
 use super::stream::Stream;
 use crate::monitor::event;
@@ -11,7 +12,7 @@ use crate::pattern::{cancel_msg, subscribe_msg, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::socket::SocketShared;
 use crate::transport::tcp;
-use ferromq_zmtp::{Engine, EngineConfig, Event, MechanismConfig, PeerInfo};
+use ferromq_zmtp::{Engine, EngineConfig, Event, MechanismConfig, PeerInfo, SocketType};
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
@@ -42,7 +43,7 @@ pub(super) struct Conn {
     pub(super) listener: Option<usize>,
     opts: Options,
     endpoint: String,
-    engine: Engine,
+    engine: Codec,
     /// I/O end of the socket's pipe: `inq` holds what the socket sends, `out` what it gets.
     pipe: Option<Arc<Pipe>>,
     /// The socket-side pipe id (for detach / activation).
@@ -72,13 +73,17 @@ impl Conn {
         pipe: Option<(Arc<Pipe>, u64)>,
         connecting: bool,
     ) -> Conn {
-        let engine = Engine::new(EngineConfig {
-            socket_type: socket.kind,
-            routing_id: opts.routing_id.clone(),
-            as_server: false,
-            mechanism: MechanismConfig::Null,
-            max_msg_size: u64::try_from(opts.maxmsgsize).ok(),
-        });
+        let engine = if socket.kind == SocketType::Stream {
+            Codec::raw()
+        } else {
+            Codec::Zmtp(Box::new(Engine::new(EngineConfig {
+                socket_type: socket.kind,
+                routing_id: opts.routing_id.clone(),
+                as_server: false,
+                mechanism: MechanismConfig::Null,
+                max_msg_size: u64::try_from(opts.maxmsgsize).ok(),
+            })))
+        };
         let persistent_pipe = pipe.is_some();
         let (pipe, sock_pipe) = match pipe {
             Some((p, id)) => (Some(p), Some(id)),
@@ -123,6 +128,10 @@ impl Conn {
                 Instant::now() + Duration::from_millis(self.opts.handshake_ivl as u64),
                 Timer::Handshake(token),
             ));
+        }
+        if self.engine.is_raw() {
+            // STREAM: no handshake; the peer is "ready" as soon as it is connected.
+            let _ = self.process(cx, token);
         }
         let _ = self.flush();
     }
@@ -331,6 +340,10 @@ impl Conn {
                 return Ok(());
             }
             for m in self.out_batch.drain(..) {
+                if self.engine.is_raw() && m.is_empty() {
+                    // STREAM: an empty frame asks to close the connection.
+                    return Err(Close::Shutdown);
+                }
                 if m.is_command() {
                     match m.data().split_first() {
                         Some((1, topic)) => self.engine.send_subscribe(topic),

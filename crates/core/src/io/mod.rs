@@ -3,6 +3,7 @@
 //! threads talk to it through commands and by scheduling connection tokens when a pipe
 //! needs attention; it talks back through the pipes' wakers.
 
+mod codec;
 mod conn;
 mod reactor;
 mod stream;

@@ -150,7 +150,8 @@ impl ReactorShared {
                 return Err(Error::InvalidArgument);
             }
         }
-        let pipe = if req.opts.immediate {
+        // STREAM connections get their pipe (and routing id) when they are established.
+        let pipe = if req.opts.immediate || req.socket.kind == crate::SocketType::Stream {
             None
         } else {
             let (sock_end, io_end) = Pipe::pair(req.opts.sndhwm as usize, req.opts.rcvhwm as usize);

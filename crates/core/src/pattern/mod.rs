@@ -10,6 +10,7 @@ mod push;
 mod rep;
 mod req;
 mod router;
+mod stream;
 mod subs;
 mod xpub;
 mod xsub;
@@ -77,7 +78,7 @@ pub(crate) fn new_pattern(kind: SocketType) -> Result<Box<dyn Pattern>> {
         SocketType::XPub => Box::new(xpub::XPub::new(true)),
         SocketType::Sub => Box::new(xsub::XSub::new(false)),
         SocketType::XSub => Box::new(xsub::XSub::new(true)),
-        SocketType::Stream => return Err(Error::InvalidArgument),
+        SocketType::Stream => Box::new(stream::Stream::new()),
     })
 }
 
