@@ -261,6 +261,21 @@ impl Queue {
         w.wake();
     }
 
+    /// Drops every queued frame (a subscriber's queue before it is replayed).
+    pub(crate) fn clear(&self) {
+        let mut g = self.lock();
+        g.frames.clear();
+        g.complete = 0;
+        g.messages = 0;
+        g.writing_more = false;
+        let blocked = std::mem::take(&mut g.writer_blocked);
+        let w = g.writer.clone();
+        drop(g);
+        if blocked {
+            w.wake();
+        }
+    }
+
     /// True once the writer closed and everything was read.
     pub(crate) fn is_finished(&self) -> bool {
         let g = self.lock();

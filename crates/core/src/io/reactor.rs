@@ -125,8 +125,12 @@ impl ReactorShared {
                 {
                     let _ = std::fs::remove_file(&path);
                 }
-                let l = mio::net::UnixListener::bind(&path)?;
-                (Listener::Unix(l, path.clone()), ipc::endpoint_string(&path))
+                let (l, owned_path) = match path.strip_prefix('@') {
+                    // Linux abstract namespace: no file to create or remove.
+                    Some(name) => (ipc::bind_abstract(name)?, String::new()),
+                    None => (mio::net::UnixListener::bind(&path)?, path.clone()),
+                };
+                (Listener::Unix(l, owned_path), ipc::endpoint_string(&path))
             }
             Endpoint::Inproc(_) => return Err(Error::InvalidArgument),
         };
@@ -473,7 +477,10 @@ impl Reactor {
                 .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
                 .and_then(mio::net::TcpStream::connect)
                 .map(Stream::Tcp),
-            Endpoint::Ipc(path) => mio::net::UnixStream::connect(path).map(Stream::Unix),
+            Endpoint::Ipc(path) => match path.strip_prefix('@') {
+                Some(name) => ipc::connect_abstract(name).map(Stream::Unix),
+                None => mio::net::UnixStream::connect(path).map(Stream::Unix),
+            },
             Endpoint::Inproc(_) => return,
         };
         let endpoint = c.req.endpoint_str.clone();

@@ -72,7 +72,7 @@ impl AsRawFd for Stream {
 /// A listening socket.
 pub(crate) enum Listener {
     Tcp(TcpListener),
-    /// The path is removed when the listener closes.
+    /// The path is removed when the listener closes (empty for abstract names).
     Unix(UnixListener, String),
 }
 
@@ -102,7 +102,9 @@ impl Listener {
 impl Drop for Listener {
     fn drop(&mut self) {
         if let Listener::Unix(_, path) = self {
-            let _ = std::fs::remove_file(path.as_str());
+            if !path.is_empty() {
+                let _ = std::fs::remove_file(path.as_str());
+            }
         }
     }
 }

@@ -22,6 +22,8 @@ pub(crate) struct XSub {
     forwarding: bool,
     /// First frame of the next message, already matched.
     pending: Option<Msg>,
+    /// Pipes whose connection completed a handshake at least once.
+    activated: std::collections::HashSet<u64>,
 }
 
 impl XSub {
@@ -35,6 +37,7 @@ impl XSub {
             more_out: false,
             forwarding: false,
             pending: None,
+            activated: Default::default(),
         }
     }
 
@@ -82,22 +85,28 @@ impl XSub {
 }
 
 impl Pattern for XSub {
-    fn attach(&mut self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>) {
-        if meta.is_some() {
-            self.replay(&pipe);
-        }
+    fn attach(&mut self, pipe: Arc<Pipe>, _meta: Option<&PeerMeta>) {
+        // The pipe starts with every subscription; later ones follow through send_all.
+        self.replay(&pipe);
         self.pipes.push(pipe.clone());
         self.fq.attach(pipe);
     }
 
     fn activated(&mut self, pipe_id: u64, _meta: &PeerMeta) {
-        // A (re)connected peer knows nothing of our subscriptions: send them all again.
+        // First handshake: the pipe already holds every subscription, once. A reconnect:
+        // the new peer knows none of them, and part of the queue went to the old
+        // connection, so drop what is queued and send them all again (libzmq's hiccup).
+        if self.activated.insert(pipe_id) {
+            return;
+        }
         if let Some(p) = self.pipes.iter().find(|p| p.id == pipe_id).cloned() {
+            p.out.clear();
             self.replay(&p);
         }
     }
 
     fn detach(&mut self, pipe_id: u64) {
+        self.activated.remove(&pipe_id);
         self.pipes.retain(|p| p.id != pipe_id);
         self.fq.detach(pipe_id);
     }
