@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zmq.h>
 
-static int tu_failures = 0;
+static int tu_failures __attribute__((unused)) = 0;
 
 #define CHECK(cond)                                                            \
     do {                                                                       \
@@ -21,7 +21,7 @@ static int tu_failures = 0;
 #define CHECK_RC(expr) CHECK((expr) != -1)
 #define CHECK_ERR(expr, err) CHECK((expr) == -1 && zmq_errno() == (err))
 
-static int tu_finish(const char *name) {
+static inline int tu_finish(const char *name) {
     if (tu_failures) {
         fprintf(stderr, "%s: %d check(s) failed\n", name, tu_failures);
         return 1;
@@ -30,12 +30,12 @@ static int tu_finish(const char *name) {
     return 0;
 }
 
-static void tu_last_endpoint(void *s, char *buf, size_t len) {
+static inline void tu_last_endpoint(void *s, char *buf, size_t len) {
     size_t l = len;
     CHECK_RC(zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, buf, &l));
 }
 
-static void tu_set_int(void *s, int opt, int v) {
+static inline void tu_set_int(void *s, int opt, int v) {
     CHECK_RC(zmq_setsockopt(s, opt, &v, sizeof v));
 }
 #endif

@@ -5,6 +5,7 @@ use crate::io::ReactorShared;
 use crate::socket::{Socket, SocketShared};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -43,6 +44,8 @@ pub(crate) struct CtxState {
 
 pub(crate) struct CtxShared {
     state: Mutex<CtxState>,
+    /// Mirror of `CtxState::terminating`, read on every send/recv without the lock.
+    terminating: AtomicBool,
     closed_cond: Condvar,
     reactor: OnceLock<Arc<ReactorShared>>,
 }
@@ -67,7 +70,7 @@ impl CtxShared {
     }
 
     pub(crate) fn is_terminating(&self) -> bool {
-        self.lock().terminating
+        self.terminating.load(Ordering::Acquire)
     }
 
     pub(crate) fn socket_closed(&self, id: u64) {
@@ -109,6 +112,7 @@ impl Context {
                     priority: -1,
                     sched_policy: -1,
                 }),
+                terminating: AtomicBool::new(false),
                 closed_cond: Condvar::new(),
                 reactor: OnceLock::new(),
             }),
@@ -174,6 +178,7 @@ impl Context {
         let sockets: Vec<Arc<SocketShared>> = {
             let mut st = self.inner.lock();
             st.terminating = true;
+            self.inner.terminating.store(true, Ordering::Release);
             st.sockets.values().filter_map(|w| w.upgrade()).collect()
         };
         for s in sockets {
