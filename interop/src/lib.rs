@@ -809,9 +809,22 @@ impl Drop for Harness {
     }
 }
 
-/// Part sizes of the standard test message: empty, tiny, around ferromq's 30-byte inline
-/// limit, around the one-byte/eight-byte ZMTP length boundary, 64 KiB and 1 MiB.
-pub const PART_SIZES: [usize; 9] = [0, 1, 29, 30, 31, 255, 256, 64 * 1024, 1024 * 1024];
+/// Part sizes of the standard test message: empty, tiny, around ferromq's inline limit
+/// (`ferromq::INLINE_CAP`), around the one-byte/eight-byte ZMTP length boundary, around
+/// the engine's 1 KiB zero-copy threshold, 64 KiB and 1 MiB.
+pub const PART_SIZES: [usize; 11] = [
+    0,
+    1,
+    ferromq::INLINE_CAP - 1,
+    ferromq::INLINE_CAP,
+    ferromq::INLINE_CAP + 1,
+    255,
+    256,
+    1023,
+    1024,
+    64 * 1024,
+    1024 * 1024,
+];
 
 /// A deterministic byte pattern of `len` bytes, different for every `seed`.
 pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
@@ -1080,12 +1093,13 @@ mod tests {
     fn assert_parts_finds_a_single_flipped_byte() {
         let want = message(2);
         let mut got = want.clone();
-        got[8][70_000] ^= 1;
+        let big = PART_SIZES.iter().position(|&n| n == 1024 * 1024).unwrap();
+        got[big][70_000] ^= 1;
         assert_parts(&got, &want, "flip");
     }
 
     #[test]
-    #[should_panic(expected = "got 8 parts")]
+    #[should_panic(expected = "got 10 parts")]
     fn assert_parts_finds_a_missing_part() {
         let want = message(2);
         assert_parts(&want[1..], &want, "missing");

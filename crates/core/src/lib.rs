@@ -33,6 +33,6 @@ pub use ctx::{opt as ctx_opt, Context};
 pub use error::{Error, Result};
 pub use ferromq_zmtp::SocketType;
 pub use monitor::event;
-pub use msg::{Metadata, Msg};
+pub use msg::{Metadata, Msg, INLINE_CAP};
 pub use options::OptionValue;
 pub use socket::{Socket, DONTWAIT, POLLIN, POLLOUT, SNDMORE};

@@ -4,7 +4,7 @@ use bytes::Bytes;
 use std::sync::Arc;
 
 /// Frames up to this many bytes are stored inside the `Msg` itself: no heap allocation.
-pub const INLINE_CAP: usize = 30;
+pub const INLINE_CAP: usize = 46;
 
 /// Flag: more frames of the same message follow.
 pub(crate) const FLAG_MORE: u8 = 1;
@@ -291,5 +291,41 @@ impl From<&str> for Msg {
 impl From<Bytes> for Msg {
     fn from(b: Bytes) -> Msg {
         Msg::from_bytes(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_in_zmq_msg_t() {
+        // The C ABI keeps a Msg inside libzmq's 64-byte, 8-aligned zmq_msg_t.
+        assert!(std::mem::size_of::<Msg>() <= 64);
+        assert!(std::mem::align_of::<Msg>() <= 8);
+    }
+
+    #[test]
+    fn small_frames_are_inline_and_large_ones_shared() {
+        let small = Msg::copy_from(&[7u8; INLINE_CAP]);
+        assert!(matches!(small.data, Data::Inline { .. }));
+        assert_eq!(small.data(), &[7u8; INLINE_CAP]);
+        let mut big = Msg::copy_from(&[1u8; INLINE_CAP + 1]);
+        assert!(matches!(big.data, Data::Shared(_)));
+        let copy = big.clone();
+        assert_eq!(copy.data().as_ptr(), big.data().as_ptr(), "clone shares");
+        big.data_mut()[0] = 9;
+        assert_eq!(copy.data()[0], 1, "writing never changes another message");
+        assert_eq!(big.data()[0], 9);
+    }
+
+    #[test]
+    fn with_size_is_writable_and_make_shared_keeps_bytes() {
+        let mut m = Msg::with_size(100);
+        m.data_mut()[99] = 5;
+        m.make_shared();
+        let c = m.clone();
+        assert_eq!(c.data()[99], 5);
+        assert_eq!(c.len(), 100);
     }
 }
