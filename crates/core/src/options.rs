@@ -105,6 +105,7 @@ pub struct Options {
     pub(crate) last_endpoint: String,
     pub(crate) conflate: bool,
     pub(crate) use_fd: i32,
+    pub(crate) invert_matching: bool,
 }
 
 impl Default for Options {
@@ -145,6 +146,7 @@ impl Default for Options {
             last_endpoint: String::new(),
             conflate: false,
             use_fd: -1,
+            invert_matching: false,
         }
     }
 }
@@ -155,9 +157,19 @@ pub fn int_value(val: &[u8]) -> Result<i32> {
     Ok(i32::from_ne_bytes(arr))
 }
 
-/// Reads a boolean option (an int that must be 0 or 1... libzmq accepts any non-zero).
+/// Reads a boolean option: an int, any non-zero value meaning true (libzmq's lenient
+/// options such as ROUTER_MANDATORY).
 pub fn bool_value(val: &[u8]) -> Result<bool> {
     Ok(int_value(val)? != 0)
+}
+
+/// Reads a boolean option that libzmq accepts only as 0 or 1 (IMMEDIATE, IPV6, CONFLATE).
+pub fn strict_bool_value(val: &[u8]) -> Result<bool> {
+    match int_value(val)? {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(Error::InvalidArgument),
+    }
 }
 
 fn at_least(v: i32, min: i32) -> Result<i32> {
@@ -227,19 +239,20 @@ impl Options {
             TCP_KEEPALIVE_CNT => self.tcp_keepalive_cnt = at_least(int_value(val)?, -1)?,
             TCP_KEEPALIVE_IDLE => self.tcp_keepalive_idle = at_least(int_value(val)?, -1)?,
             TCP_KEEPALIVE_INTVL => self.tcp_keepalive_intvl = at_least(int_value(val)?, -1)?,
-            IMMEDIATE => self.immediate = bool_value(val)?,
-            IPV6 => self.ipv6 = bool_value(val)?,
+            IMMEDIATE => self.immediate = strict_bool_value(val)?,
+            IPV6 => self.ipv6 = strict_bool_value(val)?,
             TOS => self.tos = at_least(int_value(val)?, 0)?,
             HANDSHAKE_IVL => self.handshake_ivl = at_least(int_value(val)?, 0)?,
             HEARTBEAT_IVL => self.heartbeat_ivl = at_least(int_value(val)?, 0)?,
             HEARTBEAT_TTL => {
-                let v = at_least(int_value(val)?, 0)?;
-                if v > 6_553_599 {
+                // Kept in deciseconds on the wire: libzmq divides first, then checks.
+                let ds = int_value(val)? / 100;
+                if !(0..=0xffff).contains(&ds) {
                     return Err(Error::InvalidArgument);
                 }
-                self.heartbeat_ttl = v / 100 * 100;
+                self.heartbeat_ttl = ds * 100;
             }
-            HEARTBEAT_TIMEOUT => self.heartbeat_timeout = at_least(int_value(val)?, -1)?,
+            HEARTBEAT_TIMEOUT => self.heartbeat_timeout = at_least(int_value(val)?, 0)?,
             CONNECT_TIMEOUT => self.connect_timeout = at_least(int_value(val)?, 0)?,
             TCP_MAXRT => self.tcp_maxrt = at_least(int_value(val)?, 0)?,
             MULTICAST_HOPS => self.multicast_hops = at_least(int_value(val)?, 1)?,
@@ -252,7 +265,8 @@ impl Options {
                 }
                 self.zap_domain = String::from_utf8_lossy(val).into_owned();
             }
-            CONFLATE => self.conflate = bool_value(val)?,
+            CONFLATE => self.conflate = strict_bool_value(val)?,
+            INVERT_MATCHING => self.invert_matching = bool_value(val)?,
             USE_FD => self.use_fd = at_least(int_value(val)?, -1)?,
             _ => return Ok(false),
         }
@@ -298,6 +312,7 @@ impl Options {
             LAST_ENDPOINT => Str(self.last_endpoint.clone()),
             CONFLATE => Int(self.conflate as i32),
             USE_FD => Int(self.use_fd),
+            INVERT_MATCHING => Int(self.invert_matching as i32),
             MECHANISM => Int(0),
             PLAIN_SERVER | CURVE_SERVER | GSSAPI_SERVER | THREAD_SAFE => Int(0),
             _ => return None,

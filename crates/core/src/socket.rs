@@ -31,9 +31,18 @@ static NEXT_SOCKET_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Where a socket is bound or connected, so unbind/disconnect/close can undo it.
 pub(crate) enum Attachment {
-    Inproc { name: String },
-    InprocConnect { pipe: u64 },
-    Io { token: usize },
+    Inproc {
+        name: String,
+    },
+    InprocConnect {
+        pipe: u64,
+    },
+    /// A listener or connector in the I/O thread; `pipe` is the socket-side pipe a
+    /// connector made at connect time (detached at once on disconnect).
+    Io {
+        token: usize,
+        pipe: Option<u64>,
+    },
 }
 
 pub(crate) struct SocketState {
@@ -334,7 +343,7 @@ impl Socket {
                     endpoint: ep.clone(),
                     opts,
                 })?;
-                (resolved, Attachment::Io { token })
+                (resolved, Attachment::Io { token, pipe: None })
             }
         };
         let mut st = self.inner.lock();
@@ -362,13 +371,13 @@ impl Socket {
                 }
                 let reactor = self.inner.ctx.reactor()?;
                 let opts = self.inner.options();
-                let token = reactor.connect(ConnectRequest {
+                let (token, pipe) = reactor.connect(ConnectRequest {
                     socket: self.inner.clone(),
                     endpoint: ep.clone(),
                     endpoint_str: endpoint.to_string(),
                     opts,
                 })?;
-                Attachment::Io { token }
+                Attachment::Io { token, pipe }
             }
         };
         let mut st = self.inner.lock();
@@ -413,7 +422,11 @@ impl Socket {
         match att {
             Attachment::Inproc { name } => inproc::unbind(&self.inner, &name),
             Attachment::InprocConnect { pipe } => self.inner.detach_pipe(pipe),
-            Attachment::Io { token } => {
+            Attachment::Io { token, pipe } => {
+                // Stop routing to the peer now, not when the I/O thread gets to it.
+                if let Some(p) = pipe {
+                    self.inner.detach_pipe(p);
+                }
                 if let Ok(r) = self.inner.ctx.reactor() {
                     r.remove(token, 0);
                 }
@@ -436,6 +449,17 @@ impl Socket {
         let mut st = self.inner.lock();
         if st.closed {
             return Err(Error::NotSocket);
+        }
+        if opt == id::INVERT_MATCHING {
+            // Generic (readable on every socket), acted on by the pub/sub patterns.
+            st.opts.set(opt, val)?;
+            let _ = st.pattern.set_option(opt, val);
+            return Ok(());
+        }
+        if opt == id::CONNECT_ROUTING_ID
+            && !matches!(self.inner.kind, SocketType::Router | SocketType::Stream)
+        {
+            return Err(Error::InvalidArgument);
         }
         if let Some(r) = st.pattern.set_option(opt, val) {
             return r;
@@ -510,7 +534,7 @@ impl Socket {
         }
         let reactor = self.inner.ctx.reactor_if_started();
         if let Some(r) = &reactor {
-            r.close_socket(self.inner.id, linger);
+            r.close_socket(self.inner.clone(), linger);
         }
         let _ = connects;
         for (_, p) in pipes {
@@ -520,7 +544,9 @@ impl Socket {
             p.out.close_writer();
             p.inq.close_reader();
         }
-        monitor::socket_closed(&self.inner);
+        if reactor.is_none() {
+            monitor::socket_closed(&self.inner);
+        }
         self.inner.signal.notify();
         self.inner.ctx.socket_closed(self.inner.id);
     }

@@ -244,6 +244,13 @@ impl Conn {
                 },
                 Err(e) => {
                     self.push_batch();
+                    if matches!(
+                        e,
+                        ferromq_zmtp::ProtocolError::IncompatibleSocketType { .. }
+                    ) {
+                        // libzmq reports this as a plain disconnect, not a protocol failure.
+                        return Err(Close::Disconnected);
+                    }
                     return Err(Close::Protocol(e.protocol_error_code()));
                 }
             }
@@ -413,7 +420,10 @@ impl Conn {
     pub(super) fn closed(&mut self, why: Close) {
         let fd = self.stream.as_raw_fd() as u32;
         match why {
-            Close::ConnectFailed => {}
+            // libzmq reports a failed attempt as the socket being closed.
+            Close::ConnectFailed => self.socket.emit(event::CLOSED, fd, &self.endpoint),
+            // Our own unbind/disconnect/close: libzmq reports CLOSED for the endpoint only.
+            Close::Shutdown => {}
             Close::Protocol(code) => {
                 if !self.handshaked {
                     self.socket

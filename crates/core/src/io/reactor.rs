@@ -37,7 +37,7 @@ enum Command {
         token: usize,
     },
     CloseSocket {
-        socket_id: u64,
+        socket: Arc<SocketShared>,
         linger: i32,
     },
     Stop,
@@ -147,7 +147,7 @@ impl ReactorShared {
 
     /// Starts connecting in the background. Unless ZMQ_IMMEDIATE is set, the socket gets its
     /// pipe at once so messages can be queued before the connection is up.
-    pub(crate) fn connect(&self, req: ConnectRequest) -> Result<usize> {
+    pub(crate) fn connect(&self, req: ConnectRequest) -> Result<(usize, Option<u64>)> {
         if let Endpoint::Tcp { host, port } = &req.endpoint {
             // Validate now: libzmq rejects unparsable addresses in zmq_connect.
             if port.parse::<u16>().is_err() || host.is_empty() {
@@ -160,15 +160,21 @@ impl ReactorShared {
         } else {
             let (sock_end, io_end) = Pipe::pair(req.opts.sndhwm as usize, req.opts.rcvhwm as usize);
             let sock_id = sock_end.id;
-            let meta = None::<&PeerMeta>;
-            if !req.socket.attach_pipe(sock_end, meta) {
+            // With CONNECT_ROUTING_ID the peer is addressable at once, as in libzmq.
+            let meta = req.opts.connect_routing_id.clone().map(|rid| PeerMeta {
+                socket_type: req.socket.kind,
+                routing_id: None,
+                connect_routing_id: Some(rid),
+            });
+            if !req.socket.attach_pipe(sock_end, meta.as_ref()) {
                 return Err(Error::NotSocket);
             }
             Some((io_end, sock_id))
         };
         let token = self.token();
+        let sock_pipe = pipe.as_ref().map(|(_, id)| *id);
         self.command(Command::Connect { token, req, pipe });
-        Ok(token)
+        Ok((token, sock_pipe))
     }
 
     /// Closes a listener or connector (unbind/disconnect).
@@ -178,8 +184,10 @@ impl ReactorShared {
 
     /// The socket closed: stop its listeners and connectors; its connections deliver what
     /// is queued within `linger` ms (-1 = no limit) and then close.
-    pub(crate) fn close_socket(&self, socket_id: u64, linger: i32) {
-        self.command(Command::CloseSocket { socket_id, linger });
+    /// The socket's monitor is stopped once its endpoints are closed (CLOSED events first,
+    /// then MONITOR_STOPPED, as libzmq orders them).
+    pub(crate) fn close_socket(&self, socket: Arc<SocketShared>, linger: i32) {
+        self.command(Command::CloseSocket { socket, linger });
     }
 
     /// Context termination: waits for lingering connections, then stops the thread.
@@ -339,7 +347,10 @@ impl Reactor {
                     self.start_connect(token);
                 }
                 Command::Remove { token } => self.remove(token),
-                Command::CloseSocket { socket_id, linger } => self.close_socket(socket_id, linger),
+                Command::CloseSocket { socket, linger } => {
+                    self.close_socket(socket.id, linger);
+                    crate::monitor::socket_closed(&socket);
+                }
                 Command::Stop => {
                     self.stopping = true;
                     let ls: Vec<usize> = self.listeners.keys().copied().collect();
@@ -500,7 +511,7 @@ impl Reactor {
                     self.schedule_reconnect(ctoken);
                     return;
                 }
-                socket.emit(event::CONNECT_DELAYED, 0, &endpoint);
+                socket.emit(event::CONNECT_DELAYED, libc::EINPROGRESS as u32, &endpoint);
                 let c = self.connectors.get_mut(&ctoken).expect("present");
                 c.conn = Some(token);
                 let lingering = c.lingering.is_some();

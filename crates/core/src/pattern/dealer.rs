@@ -10,10 +10,22 @@ use std::sync::Arc;
 pub(crate) struct Dealer {
     pub(super) lb: LoadBalancer,
     pub(super) fq: FairQueue,
+    /// PROBE_ROUTER: greet every new peer with an empty message.
+    probe: bool,
+}
+
+impl Dealer {
+    pub(super) fn set_probe(&mut self, val: &[u8]) -> Result<()> {
+        self.probe = crate::options::bool_value(val)?;
+        Ok(())
+    }
 }
 
 impl Pattern for Dealer {
     fn attach(&mut self, pipe: Arc<Pipe>, _meta: Option<&PeerMeta>) {
+        if self.probe {
+            let _ = pipe.out.push(Msg::new());
+        }
         self.lb.attach(pipe.clone());
         self.fq.attach(pipe);
     }
@@ -32,5 +44,8 @@ impl Pattern for Dealer {
     }
     fn can_recv(&mut self) -> bool {
         self.fq.has_in()
+    }
+    fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
+        (opt == crate::options::id::PROBE_ROUTER).then(|| self.set_probe(val))
     }
 }

@@ -9,7 +9,6 @@ use crate::options::{bool_value, id, OptionValue};
 use crate::pipe::Pipe;
 use std::sync::Arc;
 
-#[derive(Default)]
 pub(crate) struct Req {
     inner: Dealer,
     /// A request was sent; a reply is expected.
@@ -22,6 +21,26 @@ pub(crate) struct Req {
     request_id: u32,
     relaxed: bool,
     correlate: bool,
+}
+
+impl Default for Req {
+    fn default() -> Self {
+        // libzmq starts request ids at a random value; any start works for correlation.
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos() ^ std::process::id())
+            .unwrap_or(1);
+        Req {
+            inner: Dealer::default(),
+            receiving: false,
+            sending_more: false,
+            reply_more: false,
+            reply_pipe: None,
+            request_id: seed,
+            relaxed: false,
+            correlate: false,
+        }
+    }
 }
 
 impl Req {
@@ -62,7 +81,7 @@ impl Pattern for Req {
             }
             self.request_id = self.request_id.wrapping_add(1);
             if self.correlate {
-                let mut idm = Msg::copy_from(&self.request_id.to_be_bytes());
+                let mut idm = Msg::copy_from(&self.request_id.to_ne_bytes());
                 idm.set_more(true);
                 match self.inner.lb.send(idm) {
                     Ok(p) => self.reply_pipe = p,
@@ -109,7 +128,7 @@ impl Pattern for Req {
             }
             let mut head = first;
             if self.correlate {
-                let ok = head.more() && head.data() == self.request_id.to_be_bytes();
+                let ok = head.more() && head.data() == self.request_id.to_ne_bytes();
                 if !ok {
                     self.drop_rest(&head);
                     continue;
@@ -146,6 +165,7 @@ impl Pattern for Req {
         match opt {
             id::REQ_RELAXED => Some(bool_value(val).map(|v| self.relaxed = v)),
             id::REQ_CORRELATE => Some(bool_value(val).map(|v| self.correlate = v)),
+            id::PROBE_ROUTER => Some(self.inner.set_probe(val)),
             _ => None,
         }
     }

@@ -9,12 +9,15 @@ use crate::msg::Msg;
 use crate::options::{bool_value, id, OptionValue};
 use crate::pipe::{Pipe, PushError};
 use bytes::Bytes;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 struct Peer {
     pipe: Arc<Pipe>,
-    topics: Topics,
+    /// What this peer subscribed to: a set (subscribing twice is one subscription).
+    topics: HashSet<Bytes>,
+    /// XPUB_MANUAL: what the peer asked for, reported as cancels when it leaves.
+    requested: HashSet<Bytes>,
     /// Inside a multipart message read from this peer (not a subscription).
     reading_more: bool,
 }
@@ -25,6 +28,7 @@ pub(crate) struct XPub {
     peers: Vec<Peer>,
     /// How many peers hold each topic (for "first subscription" uniqueness).
     all: Topics,
+    invert: bool,
     /// Messages for the application (subscriptions, upstream user messages).
     pending: VecDeque<Msg>,
     /// The peers the current outgoing multipart message goes to.
@@ -45,6 +49,7 @@ impl XPub {
             extended,
             peers: Vec::new(),
             all: Topics::default(),
+            invert: false,
             pending: VecDeque::new(),
             targets: Vec::new(),
             more_out: false,
@@ -74,20 +79,26 @@ impl XPub {
                         let pid = self.peers[i].pipe.id;
                         if self.manual {
                             self.last_pipe = Some(pid);
+                            if subscribe {
+                                self.peers[i].requested.insert(topic);
+                            } else {
+                                self.peers[i].requested.remove(&topic);
+                            }
                             if self.extended {
                                 self.pending.push_back(m);
                             }
                             continue;
                         }
                         let notify = if subscribe {
-                            self.peers[i].topics.add(&topic);
-                            self.all.add(&topic) || self.verbose
+                            let first =
+                                self.peers[i].topics.insert(topic.clone()) && self.all.add(&topic);
+                            first || self.verbose
                         } else {
-                            if !self.peers[i].topics.remove(&topic) {
-                                // Cancel of something never subscribed: ignore.
-                                continue;
-                            }
-                            self.all.remove(&topic) || self.verboser
+                            // As libzmq: reported unless other peers still hold the topic
+                            // (a cancel of something never subscribed is reported too).
+                            let values_remain =
+                                self.peers[i].topics.remove(&topic) && !self.all.remove(&topic);
+                            !values_remain || self.verboser
                         };
                         if self.extended && notify {
                             self.last_pipe = Some(pid);
@@ -117,10 +128,19 @@ impl XPub {
     fn remove_peer(&mut self, pipe_id: u64) {
         if let Some(i) = self.peers.iter().position(|p| p.pipe.id == pipe_id) {
             let peer = self.peers.remove(i);
-            for t in peer.topics.topics() {
-                if self.all.remove(t) && self.extended && !self.manual {
+            let mut gone = Vec::new();
+            for t in &peer.topics {
+                if self.all.remove(t) || self.verboser {
+                    gone.push(t.clone());
+                }
+            }
+            if self.manual {
+                gone = peer.requested.iter().cloned().collect();
+            }
+            if self.extended {
+                for t in gone {
                     let mut v = vec![0u8];
-                    v.extend_from_slice(t);
+                    v.extend_from_slice(&t);
                     self.pending.push_back(Msg::from(v));
                 }
             }
@@ -136,7 +156,8 @@ impl Pattern for XPub {
         }
         self.peers.push(Peer {
             pipe,
-            topics: Topics::default(),
+            topics: HashSet::new(),
+            requested: HashSet::new(),
             reading_more: false,
         });
     }
@@ -153,7 +174,8 @@ impl Pattern for XPub {
         if !self.more_out {
             self.targets.clear();
             for p in &self.peers {
-                if p.topics.matches(msg.data()) {
+                let matched = p.topics.iter().any(|t| msg.data().starts_with(t));
+                if matched != self.invert {
                     self.targets.push(p.pipe.id);
                 }
             }
@@ -209,6 +231,9 @@ impl Pattern for XPub {
     }
 
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
+        if opt == id::INVERT_MATCHING {
+            return Some(bool_value(val).map(|v| self.invert = v));
+        }
         if !self.extended {
             return None;
         }
@@ -233,10 +258,12 @@ impl Pattern for XPub {
                     return Some(Ok(()));
                 };
                 if let Some(p) = self.peers.iter_mut().find(|p| p.pipe.id == pid) {
+                    let topic = Bytes::copy_from_slice(val);
                     if opt == id::SUBSCRIBE {
-                        p.topics.add(val);
-                        self.all.add(val);
-                    } else if p.topics.remove(val) {
+                        if p.topics.insert(topic) {
+                            self.all.add(val);
+                        }
+                    } else if p.topics.remove(&topic) {
                         self.all.remove(val);
                     }
                 }

@@ -22,6 +22,7 @@ pub(crate) struct XSub {
     forwarding: bool,
     /// First frame of the next message, already matched.
     pending: Option<Msg>,
+    invert: bool,
     /// Pipes whose connection completed a handshake at least once.
     activated: std::collections::HashSet<u64>,
 }
@@ -38,6 +39,7 @@ impl XSub {
             forwarding: false,
             pending: None,
             activated: Default::default(),
+            invert: false,
         }
     }
 
@@ -65,7 +67,7 @@ impl XSub {
             return true;
         }
         while let Some((m, _)) = self.fq.recv() {
-            if self.topics.matches(m.data()) {
+            if self.topics.matches(m.data()) != self.invert {
                 self.pending = Some(m);
                 return true;
             }
@@ -157,6 +159,9 @@ impl Pattern for XSub {
     }
 
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
+        if opt == id::INVERT_MATCHING {
+            return Some(crate::options::bool_value(val).map(|v| self.invert = v));
+        }
         if self.extended {
             return None;
         }

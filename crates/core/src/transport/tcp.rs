@@ -75,6 +75,10 @@ pub(crate) fn connect_addr(host: &str, port: &str, opts: &Options) -> Result<Soc
         return Err(Error::InvalidArgument);
     }
     if let Ok(ip) = host.parse::<IpAddr>() {
+        if ip.is_ipv6() && !opts.ipv6 {
+            // libzmq accepts the connect but never reaches an IPv6 peer without ZMQ_IPV6.
+            return Err(Error::AddressNotAvailable);
+        }
         return Ok(SocketAddr::new(ip, port));
     }
     let addrs = (host, port)
