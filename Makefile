@@ -4,7 +4,7 @@ PREFIX ?= $(CURDIR)/dist
 VERSION := 4.3.5
 CFLAGS_TEST := -O1 -g -Wall -Wextra -Werror -std=c11 -D_GNU_SOURCE
 
-.PHONY: all setup dist test test-rust test-c bench bench-full clean
+.PHONY: all setup dist test test-rust test-c bench bench-full conformance clean
 
 all: dist
 
@@ -39,6 +39,11 @@ bench: setup dist
 
 bench-full: setup dist
 	python3 bench/run.py --full
+
+## conformance: pyzmq's own test suite on ferromq and on real libzmq, compared
+## (build/conformance/pyzmq-report.md; ~10 minutes)
+conformance: setup dist
+	SKIP_DIST=1 STRICT=1 bash conformance/pyzmq.sh
 
 clean:
 	$(CARGO) clean

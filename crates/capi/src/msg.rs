@@ -183,7 +183,8 @@ pub unsafe extern "C" fn zmq_msg_init_data(
             ffn,
             hint,
         };
-        let body = Msg::from_bytes(Bytes::from_owner(lent));
+        // Never inlined: the free function must run only when the last copy is closed.
+        let body = Msg::from_shared(Bytes::from_owner(lent));
         // SAFETY: forwarded caller contract.
         unsafe { msg_init_with(msg, body) }
     })

@@ -135,7 +135,9 @@ impl Proxy<'_> {
                 }
             }
             if !self.paused {
-                if ev_front & POLLIN != 0 && ev_back & POLLOUT != 0 {
+                // One socket as both ends (a REP echo device): a REP holding a request is
+                // readable but not writable, so only readability counts, as in libzmq.
+                if ev_front & POLLIN != 0 && (same || ev_back & POLLOUT != 0) {
                     self.forward(FRONT, BACK)?;
                     progressed = true;
                 }

@@ -2,11 +2,12 @@
 
 use crate::error::{Error, Result};
 use crate::io::ReactorShared;
+use crate::signal::{Signal, Wait};
 use crate::socket::{Socket, SocketShared};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 /// Context option numbers (libzmq's).
@@ -46,7 +47,8 @@ pub(crate) struct CtxShared {
     state: Mutex<CtxState>,
     /// Mirror of `CtxState::terminating`, read on every send/recv without the lock.
     terminating: AtomicBool,
-    closed_cond: Condvar,
+    /// Notified when a socket closes (term waits on it, interruptibly).
+    closed_signal: Signal,
     reactor: OnceLock<Arc<ReactorShared>>,
 }
 
@@ -77,7 +79,7 @@ impl CtxShared {
         let mut st = self.lock();
         st.sockets.remove(&id);
         drop(st);
-        self.closed_cond.notify_all();
+        self.closed_signal.notify();
     }
 }
 
@@ -113,7 +115,7 @@ impl Context {
                     sched_policy: -1,
                 }),
                 terminating: AtomicBool::new(false),
-                closed_cond: Condvar::new(),
+                closed_signal: Signal::new().expect("eventfd for the context"),
                 reactor: OnceLock::new(),
             }),
         }
@@ -191,21 +193,23 @@ impl Context {
     /// stops the I/O thread. Returns `Interrupted` if a signal arrives while waiting.
     pub fn term(&self) -> Result<()> {
         self.shutdown();
-        let mut st = self.inner.lock();
-        while !st.sockets.is_empty() {
-            // Poll the socket list; a close wakes us through the condvar.
-            let (g, _) = self
-                .inner
-                .closed_cond
-                .wait_timeout(st, Duration::from_millis(100))
-                .unwrap_or_else(|e| e.into_inner());
-            st = g;
-            st.sockets.retain(|_, w| w.strong_count() > 0);
+        loop {
+            let seen = self.inner.closed_signal.generation();
+            {
+                let mut st = self.inner.lock();
+                st.sockets.retain(|_, w| w.strong_count() > 0);
+                if st.sockets.is_empty() {
+                    break;
+                }
+            }
+            let deadline = Instant::now() + Duration::from_millis(100);
+            if self.inner.closed_signal.wait(seen, Some(deadline)) == Wait::Interrupted {
+                return Err(Error::Interrupted);
+            }
         }
-        drop(st);
-        if let Some(r) = self.inner.reactor.get() {
-            r.drain_and_stop(Instant::now());
+        match self.inner.reactor.get() {
+            Some(r) => r.drain_and_stop(),
+            None => Ok(()),
         }
-        Ok(())
     }
 }

@@ -144,6 +144,7 @@ pub fn strerror(errno: i32) -> &'static str {
         libc::ENETDOWN => "Network is down",
         libc::ENETUNREACH => "Network is unreachable",
         libc::EBADF => "Bad file descriptor",
+        libc::ENAMETOOLONG => "File name too long",
         _ => "Unknown error",
     }
 }

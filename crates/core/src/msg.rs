@@ -4,6 +4,7 @@ use bytes::Bytes;
 use std::sync::Arc;
 
 /// Frames up to this many bytes are stored inside the `Msg` itself: no heap allocation.
+/// (46 is what fits beside the flags and metadata pointer in libzmq's 64-byte `zmq_msg_t`.)
 pub const INLINE_CAP: usize = 46;
 
 /// Flag: more frames of the same message follow.
@@ -152,6 +153,16 @@ impl Msg {
             }
             return m;
         }
+        Msg {
+            data: Data::Shared(bytes),
+            flags: 0,
+            meta: None,
+        }
+    }
+
+    /// A frame that always shares `bytes`, however small (for buffers whose owner must live
+    /// until the last copy of the message is gone, as with `zmq_msg_init_data`).
+    pub fn from_shared(bytes: Bytes) -> Msg {
         Msg {
             data: Data::Shared(bytes),
             flags: 0,

@@ -28,6 +28,7 @@ pub mod id {
     pub const MULTICAST_HOPS: i32 = 25;
     pub const RCVTIMEO: i32 = 27;
     pub const SNDTIMEO: i32 = 28;
+    pub const IPV4ONLY: i32 = 31;
     pub const LAST_ENDPOINT: i32 = 32;
     pub const ROUTER_MANDATORY: i32 = 33;
     pub const TCP_KEEPALIVE: i32 = 34;
@@ -40,6 +41,8 @@ pub mod id {
     pub const IPV6: i32 = 42;
     pub const MECHANISM: i32 = 43;
     pub const PLAIN_SERVER: i32 = 44;
+    pub const PLAIN_USERNAME: i32 = 45;
+    pub const PLAIN_PASSWORD: i32 = 46;
     pub const CURVE_SERVER: i32 = 47;
     pub const PROBE_ROUTER: i32 = 51;
     pub const REQ_CORRELATE: i32 = 52;
@@ -48,9 +51,13 @@ pub mod id {
     pub const ZAP_DOMAIN: i32 = 55;
     pub const ROUTER_HANDOVER: i32 = 56;
     pub const TOS: i32 = 57;
+    pub const IPC_FILTER_PID: i32 = 58;
+    pub const IPC_FILTER_UID: i32 = 59;
+    pub const IPC_FILTER_GID: i32 = 60;
     pub const CONNECT_ROUTING_ID: i32 = 61;
     pub const GSSAPI_SERVER: i32 = 62;
     pub const HANDSHAKE_IVL: i32 = 66;
+    pub const SOCKS_PROXY: i32 = 68;
     pub const XPUB_NODROP: i32 = 69;
     pub const XPUB_MANUAL: i32 = 71;
     pub const XPUB_WELCOME_MSG: i32 = 72;
@@ -65,6 +72,16 @@ pub mod id {
     pub const THREAD_SAFE: i32 = 81;
     pub const MULTICAST_MAXTPDU: i32 = 84;
     pub const USE_FD: i32 = 89;
+    pub const BINDTODEVICE: i32 = 92;
+    pub const ZAP_ENFORCE_DOMAIN: i32 = 93;
+    pub const LOOPBACK_FASTPATH: i32 = 94;
+    pub const MULTICAST_LOOP: i32 = 96;
+    pub const XPUB_MANUAL_LAST_VALUE: i32 = 98;
+    pub const SOCKS_USERNAME: i32 = 99;
+    pub const SOCKS_PASSWORD: i32 = 100;
+    pub const ONLY_FIRST_SUBSCRIBE: i32 = 108;
+    pub const RECONNECT_STOP: i32 = 109;
+    pub const TOPICS_COUNT: i32 = 116;
 }
 
 /// Settings every socket has (pattern-specific ones live in the pattern).
@@ -106,6 +123,14 @@ pub struct Options {
     pub(crate) conflate: bool,
     pub(crate) use_fd: i32,
     pub(crate) invert_matching: bool,
+    pub(crate) zap_enforce_domain: bool,
+    pub(crate) loopback_fastpath: bool,
+    pub(crate) multicast_loop: bool,
+    pub(crate) reconnect_stop: i32,
+    pub(crate) bindtodevice: String,
+    pub(crate) socks_proxy: String,
+    pub(crate) socks_username: String,
+    pub(crate) socks_password: String,
 }
 
 impl Default for Options {
@@ -147,6 +172,14 @@ impl Default for Options {
             conflate: false,
             use_fd: -1,
             invert_matching: false,
+            zap_enforce_domain: false,
+            loopback_fastpath: false,
+            multicast_loop: true,
+            reconnect_stop: 0,
+            bindtodevice: String::new(),
+            socks_proxy: String::new(),
+            socks_username: String::new(),
+            socks_password: String::new(),
         }
     }
 }
@@ -170,6 +203,14 @@ pub fn strict_bool_value(val: &[u8]) -> Result<bool> {
         1 => Ok(true),
         _ => Err(Error::InvalidArgument),
     }
+}
+
+/// A string option of at most 255 bytes.
+fn short_string(val: &[u8]) -> Result<String> {
+    if val.len() > 255 {
+        return Err(Error::InvalidArgument);
+    }
+    Ok(String::from_utf8_lossy(val).into_owned())
 }
 
 fn at_least(v: i32, min: i32) -> Result<i32> {
@@ -266,7 +307,27 @@ impl Options {
                 self.zap_domain = String::from_utf8_lossy(val).into_owned();
             }
             CONFLATE => self.conflate = strict_bool_value(val)?,
+            PLAIN_SERVER | CURVE_SERVER => {
+                if bool_value(val)? {
+                    // The security mechanisms are not implemented yet (issue 6).
+                    return Err(Error::NotSupported);
+                }
+            }
             INVERT_MATCHING => self.invert_matching = bool_value(val)?,
+            IPV4ONLY => self.ipv6 = !strict_bool_value(val)?,
+            ZAP_ENFORCE_DOMAIN => self.zap_enforce_domain = bool_value(val)?,
+            LOOPBACK_FASTPATH => self.loopback_fastpath = bool_value(val)?,
+            MULTICAST_LOOP => self.multicast_loop = bool_value(val)?,
+            RECONNECT_STOP => self.reconnect_stop = at_least(int_value(val)?, 0)?,
+            // Accepted and stored like libzmq; ipc filters, SOCKS and device binding are not
+            // applied yet (listed in the README).
+            IPC_FILTER_PID | IPC_FILTER_UID | IPC_FILTER_GID => {
+                int_value(val)?;
+            }
+            BINDTODEVICE => self.bindtodevice = short_string(val)?,
+            SOCKS_PROXY => self.socks_proxy = short_string(val)?,
+            SOCKS_USERNAME => self.socks_username = short_string(val)?,
+            SOCKS_PASSWORD => self.socks_password = short_string(val)?,
             USE_FD => self.use_fd = at_least(int_value(val)?, -1)?,
             _ => return Ok(false),
         }
@@ -313,8 +374,18 @@ impl Options {
             CONFLATE => Int(self.conflate as i32),
             USE_FD => Int(self.use_fd),
             INVERT_MATCHING => Int(self.invert_matching as i32),
+            IPV4ONLY => Int(!self.ipv6 as i32),
+            ZAP_ENFORCE_DOMAIN => Int(self.zap_enforce_domain as i32),
+            LOOPBACK_FASTPATH => Int(self.loopback_fastpath as i32),
+            MULTICAST_LOOP => Int(self.multicast_loop as i32),
+            RECONNECT_STOP => Int(self.reconnect_stop),
+            BINDTODEVICE => Str(self.bindtodevice.clone()),
+            SOCKS_PROXY => Str(self.socks_proxy.clone()),
+            SOCKS_USERNAME => Str(self.socks_username.clone()),
+            SOCKS_PASSWORD => Str(self.socks_password.clone()),
+            PLAIN_USERNAME | PLAIN_PASSWORD => Str(String::new()),
             MECHANISM => Int(0),
-            PLAIN_SERVER | CURVE_SERVER | GSSAPI_SERVER | THREAD_SAFE => Int(0),
+            PLAIN_SERVER | CURVE_SERVER | THREAD_SAFE => Int(0),
             _ => return None,
         })
     }

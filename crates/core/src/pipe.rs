@@ -276,10 +276,11 @@ impl Queue {
         }
     }
 
-    /// True once the writer closed and everything was read.
+    /// True once nothing more can be read: the writer closed and everything was read, or
+    /// the reader itself gave up.
     pub(crate) fn is_finished(&self) -> bool {
         let g = self.lock();
-        g.writer_closed && g.complete == 0
+        g.reader_closed || (g.writer_closed && g.complete == 0)
     }
 
     pub(crate) fn is_reader_closed(&self) -> bool {

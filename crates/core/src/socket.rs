@@ -98,6 +98,17 @@ impl SocketShared {
         self.signal.notify();
     }
 
+    /// This socket gives up a pipe (disconnect): its peer sees the pipe end.
+    pub(crate) fn drop_pipe(&self, pipe_id: u64) {
+        let mut st = self.lock();
+        if let Some(p) = st.pipes.remove(&pipe_id) {
+            st.pattern.detach(pipe_id);
+            p.close();
+        }
+        drop(st);
+        self.signal.notify();
+    }
+
     /// The peer behind a pipe is gone for good.
     pub(crate) fn detach_pipe(&self, pipe_id: u64) {
         let mut st = self.lock();
@@ -141,10 +152,14 @@ impl Socket {
     pub(crate) fn create(ctx: Arc<CtxShared>, kind: SocketType, ipv6: bool) -> Result<Socket> {
         let pattern = new_pattern(kind)?;
         let signal = Arc::new(Signal::new().map_err(|e| Error::from_io(&e))?);
-        let opts = Options {
+        let mut opts = Options {
             ipv6,
             ..Options::default()
         };
+        if matches!(kind, SocketType::Sub | SocketType::XSub) {
+            // libzmq: a closing subscriber never waits to send its subscriptions.
+            opts.linger = 0;
+        }
         Ok(Socket {
             inner: Arc::new(SocketShared {
                 id: NEXT_SOCKET_ID.fetch_add(1, Ordering::Relaxed),
@@ -421,7 +436,10 @@ impl Socket {
     fn undo(&self, att: Attachment) {
         match att {
             Attachment::Inproc { name } => inproc::unbind(&self.inner, &name),
-            Attachment::InprocConnect { pipe } => self.inner.detach_pipe(pipe),
+            Attachment::InprocConnect { pipe } => {
+                inproc::cancel_pending(&self.inner, pipe);
+                self.inner.drop_pipe(pipe);
+            }
             Attachment::Io { token, pipe } => {
                 // Stop routing to the peer now, not when the I/O thread gets to it.
                 if let Some(p) = pipe {

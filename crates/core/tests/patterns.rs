@@ -307,3 +307,48 @@ fn stream_socket_talks_raw_tcp() {
     drop(stream);
     ctx.term().unwrap();
 }
+
+#[test]
+fn inproc_disconnect_stops_delivery_both_ways() {
+    let ctx = Context::new();
+    let push = ctx.socket(SocketType::Push).unwrap();
+    push.bind("inproc://disc").unwrap();
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(RCVTIMEO, 5000).unwrap();
+    pull.connect("inproc://disc").unwrap();
+    push.send(b"one", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"one");
+    pull.disconnect("inproc://disc").unwrap();
+    // The only peer is gone: PUSH has nowhere to send.
+    assert_eq!(push.send(b"two", DONTWAIT).unwrap_err(), Error::Again);
+    assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
+    assert_eq!(
+        pull.disconnect("inproc://disc").unwrap_err(),
+        Error::NoEntry
+    );
+    drop(push);
+    drop(pull);
+    ctx.term().unwrap();
+}
+
+#[test]
+fn linger_delivers_to_a_peer_that_binds_after_close() {
+    let ctx = Context::new();
+    // Find a free port, then leave it unbound.
+    let probe = ctx.socket(SocketType::Pull).unwrap();
+    probe.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = last_endpoint(&probe);
+    drop(probe);
+    let push = ctx.socket(SocketType::Push).unwrap();
+    push.set_int(LINGER, 10_000).unwrap();
+    push.set_int(18, 20).unwrap(); // RECONNECT_IVL
+    push.connect(&ep).unwrap();
+    push.send(b"kept", 0).unwrap();
+    drop(push); // closed with the message still queued and no peer
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(RCVTIMEO, 5000).unwrap();
+    pull.bind(&ep).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"kept");
+    drop(pull);
+    ctx.term().unwrap();
+}

@@ -9,6 +9,7 @@ use crate::monitor::event;
 use crate::options::Options;
 use crate::pattern::PeerMeta;
 use crate::pipe::{Pipe, Waker};
+use crate::signal::{Signal, Wait};
 use crate::socket::SocketShared;
 use crate::transport::{ipc, tcp, Endpoint};
 use mio::{Events, Interest, Poll, Token};
@@ -50,6 +51,10 @@ pub(crate) struct ReactorShared {
     scheduled: Mutex<Vec<usize>>,
     next_token: AtomicUsize,
     thread: Mutex<Option<JoinHandle<()>>>,
+    stop_sent: std::sync::atomic::AtomicBool,
+    /// Set by the I/O thread when it has finished (all lingering data sent or dropped).
+    exited: std::sync::atomic::AtomicBool,
+    done: Signal,
 }
 
 impl ReactorShared {
@@ -63,11 +68,20 @@ impl ReactorShared {
             scheduled: Mutex::new(Vec::new()),
             next_token: AtomicUsize::new(1),
             thread: Mutex::new(None),
+            stop_sent: std::sync::atomic::AtomicBool::new(false),
+            exited: std::sync::atomic::AtomicBool::new(false),
+            done: Signal::new()?,
         });
         let s2 = shared.clone();
         let handle = std::thread::Builder::new()
             .name("ferromq-io".into())
-            .spawn(move || Reactor::new(poll, s2).run())?;
+            .spawn(move || {
+                block_signals();
+                let shared = s2.clone();
+                Reactor::new(poll, s2).run();
+                shared.exited.store(true, Ordering::SeqCst);
+                shared.done.notify();
+            })?;
         *shared.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
         Ok(shared)
     }
@@ -191,12 +205,37 @@ impl ReactorShared {
     }
 
     /// Context termination: waits for lingering connections, then stops the thread.
-    pub(crate) fn drain_and_stop(&self, _now: Instant) {
-        self.command(Command::Stop);
+    /// A signal interrupts the wait (`Interrupted`); calling again resumes it.
+    pub(crate) fn drain_and_stop(&self) -> Result<()> {
+        if !self.stop_sent.swap(true, Ordering::SeqCst) {
+            self.command(Command::Stop);
+        }
+        loop {
+            let seen = self.done.generation();
+            if self.exited.load(Ordering::SeqCst) {
+                break;
+            }
+            if self.done.wait(seen, None) == Wait::Interrupted {
+                return Err(Error::Interrupted);
+            }
+        }
         let h = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(h) = h {
             let _ = h.join();
         }
+        Ok(())
+    }
+}
+
+/// Signals go to application threads, never to the I/O thread: a blocking call in the
+/// application must see EINTR (libzmq's I/O threads block every signal too).
+fn block_signals() {
+    // SAFETY: sigset_t is plain data initialised by sigfillset before use; the call only
+    // changes this thread's signal mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut set);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
     }
 }
 
@@ -283,7 +322,7 @@ impl Reactor {
             self.run_commands();
             self.run_scheduled();
             self.run_timers();
-            if self.stopping && self.conns.is_empty() {
+            if self.stopping && self.conns.is_empty() && self.connectors.is_empty() {
                 break;
             }
         }
@@ -357,7 +396,13 @@ impl Reactor {
                     for t in ls {
                         self.remove(t);
                     }
-                    let cs: Vec<usize> = self.connectors.keys().copied().collect();
+                    // Connectors of closed sockets keep trying within their LINGER; others go.
+                    let cs: Vec<usize> = self
+                        .connectors
+                        .iter()
+                        .filter(|(_, c)| c.lingering.is_none())
+                        .map(|(t, _)| *t)
+                        .collect();
                     for t in cs {
                         self.drop_connector(t, false);
                     }
@@ -447,6 +492,10 @@ impl Reactor {
                 if let Some(c) = self.connectors.get_mut(&t) {
                     c.lingering = Some(deadline);
                 }
+                if let Some(d) = deadline {
+                    // Give up at the deadline even if the next retry is later.
+                    self.timers.push((d, Timer::Reconnect(t)));
+                }
             } else {
                 self.drop_connector(t, false);
             }
@@ -475,6 +524,10 @@ impl Reactor {
         let Some(c) = self.connectors.get_mut(&ctoken) else {
             return;
         };
+        if c.conn.is_some() {
+            // Already connecting or connected (a linger deadline check found it busy).
+            return;
+        }
         if let Some(deadline) = c.lingering {
             let empty = c.pipe.as_ref().is_none_or(|(p, _)| p.inq.is_empty());
             if empty || deadline.is_some_and(|d| d <= Instant::now()) {
@@ -539,7 +592,7 @@ impl Reactor {
             return;
         };
         c.conn = None;
-        if c.req.opts.reconnect_ivl < 0 || self.stopping {
+        if c.req.opts.reconnect_ivl < 0 || (self.stopping && c.lingering.is_none()) {
             return;
         }
         let ivl = c.ivl.max(1);

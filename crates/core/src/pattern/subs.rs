@@ -75,6 +75,11 @@ impl Topics {
         self.counts.keys().any(|t| data.starts_with(t))
     }
 
+    /// Number of distinct topics.
+    pub(crate) fn len(&self) -> usize {
+        self.counts.len()
+    }
+
     pub(crate) fn topics(&self) -> impl Iterator<Item = &Bytes> {
         self.counts.keys()
     }

@@ -234,9 +234,6 @@ impl Pattern for XPub {
         if opt == id::INVERT_MATCHING {
             return Some(bool_value(val).map(|v| self.invert = v));
         }
-        if !self.extended {
-            return None;
-        }
         match opt {
             id::XPUB_VERBOSE => Some(bool_value(val).map(|v| self.verbose = v)),
             id::XPUB_VERBOSER => Some(bool_value(val).map(|v| {
@@ -253,7 +250,10 @@ impl Pattern for XPub {
                 };
                 Some(Ok(()))
             }
-            id::SUBSCRIBE | id::UNSUBSCRIBE if self.manual => {
+            id::XPUB_MANUAL_LAST_VALUE | id::ONLY_FIRST_SUBSCRIBE => {
+                Some(bool_value(val).map(|_| ()))
+            }
+            id::SUBSCRIBE | id::UNSUBSCRIBE if self.manual && self.extended => {
                 let Some(pid) = self.last_pipe else {
                     return Some(Ok(()));
                 };
@@ -273,7 +273,7 @@ impl Pattern for XPub {
         }
     }
 
-    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
-        None
+    fn get_option(&self, opt: i32) -> Option<OptionValue> {
+        (opt == id::TOPICS_COUNT).then(|| OptionValue::Int(self.all.len() as i32))
     }
 }

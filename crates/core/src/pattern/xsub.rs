@@ -178,7 +178,7 @@ impl Pattern for XSub {
         }
     }
 
-    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
-        None
+    fn get_option(&self, opt: i32) -> Option<OptionValue> {
+        (opt == id::TOPICS_COUNT).then(|| OptionValue::Int(self.topics.len() as i32))
     }
 }

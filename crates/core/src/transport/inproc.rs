@@ -16,6 +16,17 @@ pub(crate) struct Pending {
     meta: PeerMeta,
     connector_sndhwm: usize,
     connector_rcvhwm: usize,
+    /// The connecting socket's pipe id (to cancel on disconnect).
+    connector_pipe: u64,
+}
+
+/// Forgets a connect still waiting for its bind (the connecting side disconnected).
+pub(crate) fn cancel_pending(sock: &Arc<SocketShared>, connector_pipe: u64) {
+    let mut st = sock.ctx.lock();
+    for list in st.inproc_pending.values_mut() {
+        list.retain(|p| p.connector_pipe != connector_pipe);
+    }
+    st.inproc_pending.retain(|_, l| !l.is_empty());
 }
 
 fn sum_hwm(a: usize, b: usize) -> usize {
@@ -111,6 +122,7 @@ pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
                     meta: my_meta,
                     connector_sndhwm: my.sndhwm as usize,
                     connector_rcvhwm: my.rcvhwm as usize,
+                    connector_pipe: id,
                 });
             drop(ctx);
             // The binder's type is unknown until it binds; libzmq attaches the pipe anyway.

@@ -40,8 +40,12 @@ impl Endpoint {
                 })
             }
             "ipc" => {
-                if addr.is_empty() || addr.len() > 107 {
+                if addr.is_empty() {
                     return Err(Error::InvalidArgument);
+                }
+                if addr.len() > 107 {
+                    // sun_path holds 107 bytes plus NUL; libzmq reports ENAMETOOLONG.
+                    return Err(Error::Os(libc::ENAMETOOLONG));
                 }
                 Ok(Endpoint::Ipc(addr.to_string()))
             }
