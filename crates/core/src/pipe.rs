@@ -45,8 +45,19 @@ struct Inner {
     writer_blocked: bool,
     writer_closed: bool,
     reader_closed: bool,
+    /// ZMQ_CONFLATE: keep only the newest message, no high-water mark.
+    conflate: bool,
     reader: Waker,
     writer: Waker,
+}
+
+impl Inner {
+    /// Empties the queue (conflation: the newest message replaces the older ones).
+    fn drop_all(&mut self) {
+        self.frames.clear();
+        self.complete = 0;
+        self.messages = 0;
+    }
 }
 
 /// A one-way queue of message frames.
@@ -87,6 +98,13 @@ impl Queue {
 
     pub(crate) fn set_hwm(&self, hwm: usize) {
         self.lock().hwm = hwm;
+    }
+
+    /// ZMQ_CONFLATE: from now on a new message replaces whatever is queued.
+    pub(crate) fn set_conflate(&self) {
+        let mut g = self.lock();
+        g.conflate = true;
+        g.hwm = 0;
     }
 
     /// True if a new message may be started now (or a multipart message continued).
@@ -131,6 +149,9 @@ impl Queue {
                 g.writer_blocked = true;
                 return Err(PushError::Full(msg));
             }
+            if g.conflate {
+                g.drop_all();
+            }
             g.messages += 1;
         }
         let more = msg.more();
@@ -157,6 +178,9 @@ impl Queue {
         let was_empty = g.complete == 0;
         for msg in batch.drain(..) {
             if !g.writing_more {
+                if g.conflate {
+                    g.drop_all();
+                }
                 g.messages += 1;
             }
             let more = msg.more();

@@ -10,7 +10,7 @@ use crate::options::{id, OptionValue, Options};
 use crate::pattern::{new_pattern, Pattern, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::signal::{Signal, Wait};
-use crate::transport::{inproc, Endpoint};
+use crate::transport::{inproc, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,6 +81,20 @@ impl SocketShared {
         }
         pipe.inq.set_reader(Waker::Socket(self.signal.clone()));
         pipe.out.set_writer(Waker::Socket(self.signal.clone()));
+        // ZMQ_CONFLATE applies to these socket types only (as in libzmq).
+        if st.opts.conflate
+            && matches!(
+                self.kind,
+                SocketType::Dealer
+                    | SocketType::Pull
+                    | SocketType::Push
+                    | SocketType::Pub
+                    | SocketType::Sub
+            )
+        {
+            pipe.inq.set_conflate();
+            pipe.out.set_conflate();
+        }
         st.pipes.insert(pipe.id, pipe.clone());
         st.pattern.attach(pipe, meta);
         drop(st);
@@ -383,6 +397,10 @@ impl Socket {
                     if port == "*" || port == "0" || host == "*" {
                         return Err(Error::InvalidArgument);
                     }
+                    let addr = endpoint.split_once("://").map_or("", |(_, a)| a);
+                    if !tcp::plausible_connect_address(addr) {
+                        return Err(Error::InvalidArgument);
+                    }
                 }
                 let reactor = self.inner.ctx.reactor()?;
                 let opts = self.inner.options();
@@ -545,14 +563,17 @@ impl Socket {
                 std::mem::take(&mut st.connects),
             )
         };
+        let mut has_listeners = false;
         for (_, _, att) in binds {
-            if let Attachment::Inproc { name } = &att {
-                inproc::unbind(&self.inner, name);
+            match &att {
+                Attachment::Inproc { name } => inproc::unbind(&self.inner, name),
+                Attachment::Io { .. } => has_listeners = true,
+                Attachment::InprocConnect { .. } => {}
             }
         }
         let reactor = self.inner.ctx.reactor_if_started();
         if let Some(r) = &reactor {
-            r.close_socket(self.inner.clone(), linger);
+            r.close_socket(self.inner.clone(), linger, has_listeners);
         }
         let _ = connects;
         for (_, p) in pipes {

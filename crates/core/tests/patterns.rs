@@ -352,3 +352,39 @@ fn linger_delivers_to_a_peer_that_binds_after_close() {
     drop(pull);
     ctx.term().unwrap();
 }
+
+#[test]
+fn conflate_keeps_only_the_newest_message() {
+    let ctx = Context::new();
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(54, 1).unwrap(); // ZMQ_CONFLATE
+    pull.set_int(RCVTIMEO, 5000).unwrap();
+    pull.bind("inproc://conflate").unwrap();
+    let push = ctx.socket(SocketType::Push).unwrap();
+    push.connect("inproc://conflate").unwrap();
+    for i in 0..20 {
+        push.send(format!("{i}").as_bytes(), 0).unwrap();
+    }
+    assert_eq!(pull.recv(0).unwrap().data(), b"19");
+    assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
+    drop(push);
+    drop(pull);
+    ctx.term().unwrap();
+}
+
+#[test]
+fn connect_checks_tcp_address_syntax() {
+    let ctx = Context::new();
+    let s = ctx.socket(SocketType::Pub).unwrap();
+    assert_eq!(
+        s.connect("tcp://in val id:1234").unwrap_err(),
+        Error::InvalidArgument
+    );
+    assert_eq!(
+        s.connect("tcp://bad!host:1234").unwrap_err(),
+        Error::InvalidArgument
+    );
+    s.connect("tcp://localhost:1234").unwrap();
+    drop(s);
+    ctx.term().unwrap();
+}

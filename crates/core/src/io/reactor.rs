@@ -36,10 +36,12 @@ enum Command {
     },
     Remove {
         token: usize,
+        ack: std::sync::mpsc::Sender<()>,
     },
     CloseSocket {
         socket: Arc<SocketShared>,
         linger: i32,
+        ack: Option<std::sync::mpsc::Sender<()>>,
     },
     Stop,
 }
@@ -193,15 +195,36 @@ impl ReactorShared {
 
     /// Closes a listener or connector (unbind/disconnect).
     pub(crate) fn remove(&self, token: usize, _linger: i32) {
-        self.command(Command::Remove { token });
+        // Wait until the listener's port is released (or the connection dropped), so the
+        // endpoint can be bound again at once.
+        let (ack, done) = std::sync::mpsc::channel();
+        self.command(Command::Remove { token, ack });
+        let _ = done.recv();
     }
 
     /// The socket closed: stop its listeners and connectors; its connections deliver what
     /// is queued within `linger` ms (-1 = no limit) and then close.
     /// The socket's monitor is stopped once its endpoints are closed (CLOSED events first,
     /// then MONITOR_STOPPED, as libzmq orders them).
-    pub(crate) fn close_socket(&self, socket: Arc<SocketShared>, linger: i32) {
-        self.command(Command::CloseSocket { socket, linger });
+    pub(crate) fn close_socket(&self, socket: Arc<SocketShared>, linger: i32, has_listeners: bool) {
+        // A socket with tcp/ipc listeners waits until their ports are released, so they can
+        // be bound again at once. (Never from the I/O thread itself: the sockets it closes,
+        // monitors, have no listeners.)
+        if has_listeners {
+            let (ack, done) = std::sync::mpsc::channel();
+            self.command(Command::CloseSocket {
+                socket,
+                linger,
+                ack: Some(ack),
+            });
+            let _ = done.recv();
+        } else {
+            self.command(Command::CloseSocket {
+                socket,
+                linger,
+                ack: None,
+            });
+        }
     }
 
     /// Context termination: waits for lingering connections, then stops the thread.
@@ -385,10 +408,20 @@ impl Reactor {
                     );
                     self.start_connect(token);
                 }
-                Command::Remove { token } => self.remove(token),
-                Command::CloseSocket { socket, linger } => {
+                Command::Remove { token, ack } => {
+                    self.remove(token);
+                    let _ = ack.send(());
+                }
+                Command::CloseSocket {
+                    socket,
+                    linger,
+                    ack,
+                } => {
                     self.close_socket(socket.id, linger);
                     crate::monitor::socket_closed(&socket);
+                    if let Some(a) = ack {
+                        let _ = a.send(());
+                    }
                 }
                 Command::Stop => {
                     self.stopping = true;

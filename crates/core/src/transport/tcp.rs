@@ -65,6 +65,27 @@ fn interface_addr(name: &str) -> Option<IpAddr> {
     found
 }
 
+/// libzmq's quick syntax check of a tcp connect address (before any name lookup): starts
+/// with an alphanumeric, `[` or `:`; then only alphanumerics and `.-:%;[]_*`; ends with
+/// `:` and a numeric port.
+pub(crate) fn plausible_connect_address(addr: &str) -> bool {
+    let b = addr.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if !(first.is_ascii_alphanumeric() || first == b'[' || first == b':') {
+        return false;
+    }
+    if !b
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || b".-:%;[]_*".contains(c))
+    {
+        return false;
+    }
+    addr.rsplit_once(':')
+        .is_some_and(|(_, port)| !port.is_empty() && port.bytes().all(|c| c.is_ascii_digit()))
+}
+
 /// Resolves a connect address (DNS allowed).
 pub(crate) fn connect_addr(host: &str, port: &str, opts: &Options) -> Result<SocketAddr> {
     let port: u16 = port.parse().map_err(|_| Error::InvalidArgument)?;
@@ -153,5 +174,25 @@ pub(crate) fn endpoint_string(addr: &SocketAddr) -> String {
     match addr {
         SocketAddr::V4(a) => format!("tcp://{}:{}", a.ip(), a.port()),
         SocketAddr::V6(a) => format!("tcp://[{}]:{}", a.ip(), a.port()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plausible_connect_address as ok;
+
+    #[test]
+    fn connect_address_syntax_matches_libzmq() {
+        assert!(ok("127.0.0.1:5555"));
+        assert!(ok("localhost:1"));
+        assert!(ok("[::1]:5555"));
+        assert!(ok("eth0;192.168.0.1:80"));
+        assert!(ok("my-host_1.example:80"));
+        assert!(!ok("in val id:1234"));
+        assert!(!ok("bad!host:1234"));
+        assert!(!ok("-host:1"));
+        assert!(!ok("host:"));
+        assert!(!ok("host:12a"));
+        assert!(!ok(""));
     }
 }
