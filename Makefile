@@ -4,7 +4,7 @@ PREFIX ?= $(CURDIR)/dist
 VERSION := 4.3.5
 CFLAGS_TEST := -O1 -g -Wall -Wextra -Werror -std=c11 -D_GNU_SOURCE
 
-.PHONY: all setup dist test test-rust test-c bench bench-full conformance clean
+.PHONY: all setup dist test test-rust test-c test-bindings bench bench-full conformance clean
 
 all: dist
 
@@ -22,10 +22,16 @@ dist:
 	    scripts/libzmq.pc.in > $(PREFIX)/lib/pkgconfig/libzmq.pc
 	@echo "dist: $(PREFIX)/lib/libzmq.so.5 (soname $$(objdump -p $(PREFIX)/lib/libzmq.so.5 | awk '/SONAME/{print $$2}'))"
 
-## test: every test: Rust unit/integration/interop tests, C programs on dist/, bench self-tests
-test: setup dist test-rust test-c
+## test: every test: Rust unit/integration/interop tests, C programs on dist/, the bindings'
+## fast conformance runs (cppzmq, pebbe/zmq4, Rust zmq crate), bench self-tests
+test: setup dist test-rust test-c test-bindings
 	python3 -m pytest -q bench/tests
 	@echo "make test: all suites passed"
+
+test-bindings: dist
+	bash conformance/cpp/run.sh
+	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
+	bash conformance/rust-zmq/run.sh
 
 test-rust:
 	$(CARGO) test --workspace --release

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the build, tests and benchmarks need that a fresh machine lacks:
-# Debian's real libzmq (the peer and baseline we compare against) and pkg-config.
+# Debian's real libzmq (the peer and baseline we compare against), pkg-config, and
+# cppzmq's headers (the C++ binding conformance programs).
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 need=()
-for pkg in libzmq3-dev pkg-config; do
+for pkg in libzmq3-dev pkg-config cppzmq-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
