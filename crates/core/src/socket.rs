@@ -464,7 +464,7 @@ impl Socket {
                     self.inner.detach_pipe(p);
                 }
                 if let Ok(r) = self.inner.ctx.reactor() {
-                    r.remove(token, 0);
+                    r.remove(token);
                 }
             }
         }
@@ -575,7 +575,9 @@ impl Socket {
         if let Some(r) = &reactor {
             r.close_socket(self.inner.clone(), linger, has_listeners);
         }
-        let _ = connects;
+        // Connects need nothing more: inproc ones are among `pipes`, tcp/ipc connectors
+        // were stopped (or set to linger) by close_socket.
+        drop(connects);
         for (_, p) in pipes {
             // Inproc peers keep what was already queued for them (as libzmq's do, which is
             // how a monitor's last event survives its socket); io pipes are flushed by the

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::monitor::event;
 use crate::options::Options;
 use crate::pattern::PeerMeta;
-use crate::pipe::{Pipe, Waker};
+use crate::pipe::Pipe;
 use crate::signal::{Signal, Wait};
 use crate::socket::SocketShared;
 use crate::transport::{ipc, tcp, Endpoint};
@@ -194,7 +194,7 @@ impl ReactorShared {
     }
 
     /// Closes a listener or connector (unbind/disconnect).
-    pub(crate) fn remove(&self, token: usize, _linger: i32) {
+    pub(crate) fn remove(&self, token: usize) {
         // Wait until the listener's port is released (or the connection dropped), so the
         // endpoint can be bound again at once.
         let (ack, done) = std::sync::mpsc::channel();
@@ -780,6 +780,5 @@ impl Drop for Reactor {
         for t in ids {
             self.close_conn(t, Close::Shutdown);
         }
-        let _ = Waker::Nobody;
     }
 }

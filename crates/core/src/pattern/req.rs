@@ -5,7 +5,7 @@ use super::dealer::Dealer;
 use super::{Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{bool_value, id, OptionValue};
+use crate::options::{bool_value, id};
 use crate::pipe::Pipe;
 use std::sync::Arc;
 
@@ -168,8 +168,5 @@ impl Pattern for Req {
             id::PROBE_ROUTER => Some(self.inner.set_probe(val)),
             _ => None,
         }
-    }
-    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
-        None
     }
 }

@@ -5,7 +5,7 @@
 use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{bool_value, id, OptionValue};
+use crate::options::{bool_value, id};
 use crate::pipe::{Pipe, PushError};
 use bytes::Bytes;
 use std::collections::HashMap;
@@ -222,9 +222,5 @@ impl Pattern for Router {
             id::ROUTER_RAW => Some(Err(Error::NotSupported)),
             _ => None,
         }
-    }
-
-    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
-        None
     }
 }

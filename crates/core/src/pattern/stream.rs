@@ -6,7 +6,7 @@
 use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{bool_value, id, OptionValue};
+use crate::options::{bool_value, id};
 use crate::pipe::Pipe;
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -131,9 +131,5 @@ impl Pattern for Stream {
             id::STREAM_NOTIFY => Some(bool_value(val).map(|v| self.notify = v)),
             _ => None,
         }
-    }
-
-    fn get_option(&self, _opt: i32) -> Option<OptionValue> {
-        None
     }
 }
