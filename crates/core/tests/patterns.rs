@@ -388,3 +388,33 @@ fn connect_checks_tcp_address_syntax() {
     drop(s);
     ctx.term().unwrap();
 }
+
+#[test]
+fn sender_closing_at_hwm_loses_nothing() {
+    // Debian's libzmq 4.3.4 was seen dropping the tail of such a stream (bench/README.md);
+    // ferromq must deliver every message a closed sender had queued (LINGER -1).
+    let ctx = Context::new();
+    let pull = ctx.socket(SocketType::Pull).unwrap();
+    pull.set_int(RCVHWM, 10).unwrap();
+    pull.set_int(RCVTIMEO, 10_000).unwrap();
+    pull.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = last_endpoint(&pull);
+    let sender = std::thread::spawn(move || {
+        let ctx = Context::new();
+        let push = ctx.socket(SocketType::Push).unwrap();
+        push.set_int(SNDHWM, 10).unwrap();
+        push.connect(&ep).unwrap();
+        for i in 0..50_000u32 {
+            push.send(&i.to_le_bytes(), 0).unwrap();
+        }
+        drop(push);
+        ctx.term().unwrap();
+    });
+    for i in 0..50_000u32 {
+        assert_eq!(pull.recv(0).unwrap().data(), i.to_le_bytes(), "message {i}");
+    }
+    sender.join().unwrap();
+    assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
+    drop(pull);
+    ctx.term().unwrap();
+}
