@@ -5,6 +5,9 @@ use ferromq::{event, Context, Error, OptionValue, Socket, SocketType, DONTWAIT, 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::*;
+
 mod opt {
     pub const AFFINITY: i32 = 4;
     pub const ROUTING_ID: i32 = 5;
@@ -66,26 +69,6 @@ mod opt {
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-/// A socket that never blocks a test for long and never lingers.
-fn sock(ctx: &Context, kind: SocketType) -> Socket {
-    let s = ctx.socket(kind).unwrap();
-    s.set_int(opt::RCVTIMEO, 2000).unwrap();
-    s.set_int(opt::LINGER, 0).unwrap();
-    s
-}
-
-fn last_endpoint(s: &Socket) -> String {
-    match s.get_option(opt::LAST_ENDPOINT).unwrap() {
-        OptionValue::Str(e) => e.trim_end_matches('\0').to_string(),
-        _ => panic!("LAST_ENDPOINT is a string"),
-    }
-}
-
-fn bind_tcp(s: &Socket) -> String {
-    s.bind("tcp://127.0.0.1:*").unwrap();
-    last_endpoint(s)
-}
-
 fn parts(s: &Socket) -> Vec<Vec<u8>> {
     s.recv_multipart(0)
         .unwrap()
@@ -136,47 +119,6 @@ fn recv_any(socks: &[&Socket], ms: u64) -> Option<(usize, Vec<Vec<u8>>)> {
 fn closed_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
-}
-
-/// Reads a socket's monitor events (libzmq's 2-frame format).
-struct Monitor {
-    pair: Socket,
-}
-
-impl Monitor {
-    fn new(ctx: &Context, s: &Socket, name: &str) -> Monitor {
-        s.monitor(Some(name), event::ALL).unwrap();
-        let pair = sock(ctx, SocketType::Pair);
-        pair.connect(name).unwrap();
-        Monitor { pair }
-    }
-
-    fn next(&self, ms: i32) -> Option<(u16, u32, String)> {
-        self.pair.set_int(opt::RCVTIMEO, ms).unwrap();
-        let head = self.pair.recv(0).ok()?;
-        assert_eq!(head.len(), 6, "monitor event frame is 6 bytes");
-        assert!(head.more(), "monitor event has an endpoint frame");
-        let d = head.data();
-        let ev = u16::from_ne_bytes([d[0], d[1]]);
-        let val = u32::from_ne_bytes([d[2], d[3], d[4], d[5]]);
-        let ep = self.pair.recv(0).unwrap();
-        Some((ev, val, String::from_utf8_lossy(ep.data()).into_owned()))
-    }
-
-    /// Skips other events until `ev` arrives (panics after `ms`).
-    fn wait_for(&self, ev: u16, ms: u64) -> (u32, String) {
-        let deadline = Instant::now() + Duration::from_millis(ms);
-        loop {
-            let left = deadline
-                .saturating_duration_since(Instant::now())
-                .as_millis() as i32;
-            match self.next(left.max(1)) {
-                Some((e, v, ep)) if e == ev => return (v, ep),
-                Some(_) => {}
-                None => panic!("monitor event {ev:#x} did not arrive within {ms} ms"),
-            }
-        }
-    }
 }
 
 /// Runs `f` on a thread; panics if it has not finished within `ms`.

@@ -2,20 +2,21 @@
 //! high-water marks per pattern, handshake failures, ZMQ_FD, unbind/disconnect/reconnect,
 //! inproc and IPv6 endpoints, and the monitor events.
 
-use ferromq::{event, Context, Error, OptionValue, Socket, SocketType, DONTWAIT, POLLIN, SNDMORE};
+use ferromq::{event, Context, Error, Socket, SocketType, DONTWAIT, POLLIN, SNDMORE};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::*;
 
 mod opt {
     pub const ROUTING_ID: i32 = 5;
     pub const SUBSCRIBE: i32 = 6;
-    pub const LINGER: i32 = 17;
     pub const RECONNECT_IVL: i32 = 18;
     pub const SNDHWM: i32 = 23;
     pub const RCVHWM: i32 = 24;
     pub const RCVTIMEO: i32 = 27;
     pub const SNDTIMEO: i32 = 28;
-    pub const LAST_ENDPOINT: i32 = 32;
     pub const ROUTER_MANDATORY: i32 = 33;
     pub const IPV6: i32 = 42;
     pub const HANDSHAKE_IVL: i32 = 66;
@@ -29,25 +30,6 @@ const ZMTP_MECHANISM_MISMATCH: u32 = 0x1100_0002;
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
-
-fn sock(ctx: &Context, kind: SocketType) -> Socket {
-    let s = ctx.socket(kind).unwrap();
-    s.set_int(opt::RCVTIMEO, 2000).unwrap();
-    s.set_int(opt::LINGER, 0).unwrap();
-    s
-}
-
-fn last_endpoint(s: &Socket) -> String {
-    match s.get_option(opt::LAST_ENDPOINT).unwrap() {
-        OptionValue::Str(e) => e.trim_end_matches('\0').to_string(),
-        _ => panic!("LAST_ENDPOINT is a string"),
-    }
-}
-
-fn bind_tcp(s: &Socket) -> String {
-    s.bind("tcp://127.0.0.1:*").unwrap();
-    last_endpoint(s)
-}
 
 fn recv_bytes(s: &Socket) -> Vec<u8> {
     s.recv(0).unwrap().data().to_vec()
@@ -87,56 +69,6 @@ fn finishes_within<F: FnOnce() + Send + 'static>(ms: u64, what: &str, f: F) {
 /// Terminates the context, failing (instead of hanging) if that takes over 3 s.
 fn term(ctx: Context) {
     finishes_within(3000, "ctx.term()", move || ctx.term().unwrap());
-}
-
-type Event = (u16, u32, String);
-
-struct Monitor {
-    pair: Socket,
-}
-
-impl Monitor {
-    fn new(ctx: &Context, s: &Socket, name: &str) -> Monitor {
-        s.monitor(Some(name), event::ALL).unwrap();
-        let pair = sock(ctx, SocketType::Pair);
-        pair.connect(name).unwrap();
-        Monitor { pair }
-    }
-
-    fn next(&self, ms: i32) -> Option<Event> {
-        self.pair.set_int(opt::RCVTIMEO, ms).unwrap();
-        let head = self.pair.recv(0).ok()?;
-        assert_eq!(head.len(), 6, "monitor event frame is 6 bytes");
-        assert!(head.more(), "monitor event has an endpoint frame");
-        let d = head.data();
-        let ev = u16::from_ne_bytes([d[0], d[1]]);
-        let val = u32::from_ne_bytes([d[2], d[3], d[4], d[5]]);
-        let ep = self.pair.recv(0).unwrap();
-        Some((ev, val, String::from_utf8_lossy(ep.data()).into_owned()))
-    }
-
-    fn wait_for(&self, ev: u16, ms: u64) -> (u32, String) {
-        let deadline = Instant::now() + Duration::from_millis(ms);
-        loop {
-            let left = deadline
-                .saturating_duration_since(Instant::now())
-                .as_millis() as i32;
-            match self.next(left.max(1)) {
-                Some((e, v, ep)) if e == ev => return (v, ep),
-                Some(_) => {}
-                None => panic!("monitor event {ev:#x} did not arrive within {ms} ms"),
-            }
-        }
-    }
-
-    /// Every event until none comes for `quiet_ms`.
-    fn collect(&self, quiet_ms: i32) -> Vec<Event> {
-        let mut v = Vec::new();
-        while let Some(e) = self.next(quiet_ms) {
-            v.push(e);
-        }
-        v
-    }
 }
 
 fn codes(events: &[Event]) -> Vec<u16> {

@@ -1,0 +1,79 @@
+//! Helpers shared by the core integration tests (options.rs, semantics.rs).
+#![allow(dead_code)] // each test file uses a subset
+
+use ferromq::options::id as opt;
+use ferromq::{event, Context, OptionValue, Socket, SocketType};
+use std::time::{Duration, Instant};
+
+/// A socket with RCVTIMEO 2 s (a broken peer fails instead of hanging) and LINGER 0.
+pub fn sock(ctx: &Context, kind: SocketType) -> Socket {
+    let s = ctx.socket(kind).unwrap();
+    s.set_int(opt::RCVTIMEO, 2000).unwrap();
+    s.set_int(opt::LINGER, 0).unwrap();
+    s
+}
+
+/// ZMQ_LAST_ENDPOINT without its NUL.
+pub fn last_endpoint(s: &Socket) -> String {
+    match s.get_option(opt::LAST_ENDPOINT).unwrap() {
+        OptionValue::Str(e) => e.trim_end_matches('\0').to_string(),
+        _ => panic!("LAST_ENDPOINT is a string"),
+    }
+}
+
+/// Binds to an ephemeral tcp port on loopback and returns the endpoint.
+pub fn bind_tcp(s: &Socket) -> String {
+    s.bind("tcp://127.0.0.1:*").unwrap();
+    last_endpoint(s)
+}
+
+pub type Event = (u16, u32, String);
+
+/// Reads a socket's monitor events (libzmq's 2-frame format).
+pub struct Monitor {
+    pair: Socket,
+}
+
+impl Monitor {
+    pub fn new(ctx: &Context, s: &Socket, name: &str) -> Monitor {
+        s.monitor(Some(name), event::ALL).unwrap();
+        let pair = sock(ctx, SocketType::Pair);
+        pair.connect(name).unwrap();
+        Monitor { pair }
+    }
+
+    pub fn next(&self, ms: i32) -> Option<Event> {
+        self.pair.set_int(opt::RCVTIMEO, ms).unwrap();
+        let head = self.pair.recv(0).ok()?;
+        assert_eq!(head.len(), 6, "monitor event frame is 6 bytes");
+        assert!(head.more(), "monitor event has an endpoint frame");
+        let d = head.data();
+        let ev = u16::from_ne_bytes([d[0], d[1]]);
+        let val = u32::from_ne_bytes([d[2], d[3], d[4], d[5]]);
+        let ep = self.pair.recv(0).unwrap();
+        Some((ev, val, String::from_utf8_lossy(ep.data()).into_owned()))
+    }
+
+    pub fn wait_for(&self, ev: u16, ms: u64) -> (u32, String) {
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        loop {
+            let left = deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis() as i32;
+            match self.next(left.max(1)) {
+                Some((e, v, ep)) if e == ev => return (v, ep),
+                Some(_) => {}
+                None => panic!("monitor event {ev:#x} did not arrive within {ms} ms"),
+            }
+        }
+    }
+
+    /// Every event until none comes for `quiet_ms`.
+    pub fn collect(&self, quiet_ms: i32) -> Vec<Event> {
+        let mut v = Vec::new();
+        while let Some(e) = self.next(quiet_ms) {
+            v.push(e);
+        }
+        v
+    }
+}
