@@ -43,7 +43,6 @@ function unpack(res, out) {
   const meta = new Uint32Array(ab, 0, ab.byteLength >>> 2)
   const words = meta[0]
   const count = meta[1]
-  const base = Buffer.from(ab)
   let off = words * 4
   let p = 2
   let bi = 1
@@ -52,14 +51,14 @@ function unpack(res, out) {
     if (nf === 1) {
       const l = meta[p++]
       if (l & BIG_FLAG) out.push([bigs[bi++]])
-      else { out.push([base.slice(off, off + l)]); off += l }
+      else { out.push([Buffer.from(ab, off, l)]); off += l }
       continue
     }
     const msg = new Array(nf)
     for (let f = 0; f < nf; f++) {
       const l = meta[p++]
       if (l & BIG_FLAG) msg[f] = bigs[bi++]
-      else { msg[f] = base.slice(off, off + l); off += l }
+      else { msg[f] = Buffer.from(ab, off, l); off += l }
     }
     out.push(msg)
   }
@@ -483,6 +482,12 @@ function defineOption(proto, name, id, kind, ro) {
       set = function (v) { this._setBuf(id, v) }
       break
   }
+  if (ro === 'wo') {       // write-only in libzmq: remember the last value set
+    const setter = set, key = '_wo_' + name
+    get = function () { return this[key] === undefined ? null : this[key] }
+    set = function (v) { setter.call(this, v); this[key] = v }
+    ro = false
+  }
   const d = { get, enumerable: true, configurable: true }
   if (!ro) d.set = set
   else d.set = function () { throw new TypeError(name + ' is read-only') }
@@ -538,7 +543,7 @@ function socketClass(name, type, opts, methods) {
 
 const routingId = ['routingId', 5, 'str']
 const conflate = ['conflate', 54, 'bool']
-const probeRouter = ['probeRouter', 51, 'bool']
+const probeRouter = ['probeRouter', 51, 'bool', 'wo']
 const invertMatching = ['invertMatching', 74, 'bool']
 
 function connectWithId(address, options) {
@@ -555,19 +560,19 @@ function topicOp(id) {
 }
 
 const Pair = socketClass('Pair', 0)
-const Publisher = socketClass('Publisher', 1, [['noDrop', 69, 'bool'], conflate, invertMatching])
+const Publisher = socketClass('Publisher', 1, [['noDrop', 69, 'bool', 'wo'], conflate, invertMatching])
 const Subscriber = socketClass('Subscriber', 2, [conflate, invertMatching],
   { subscribe: topicOp(6), unsubscribe: topicOp(7) })
 const Request = socketClass('Request', 3, [routingId, probeRouter,
-  ['correlate', 52, 'bool'], ['relaxed', 53, 'bool']])
+  ['correlate', 52, 'bool', 'wo'], ['relaxed', 53, 'bool', 'wo']])
 const Reply = socketClass('Reply', 4, [routingId])
 const Dealer = socketClass('Dealer', 5, [routingId, probeRouter, conflate])
-const Router = socketClass('Router', 6, [routingId, ['mandatory', 33, 'bool'], probeRouter,
-  ['handover', 56, 'bool']], { connect: connectWithId })
+const Router = socketClass('Router', 6, [routingId, ['mandatory', 33, 'bool', 'wo'], probeRouter,
+  ['handover', 56, 'bool', 'wo']], { connect: connectWithId })
 const Pull = socketClass('Pull', 7, [conflate])
 const Push = socketClass('Push', 8, [conflate])
-const XPublisher = socketClass('XPublisher', 9, [['noDrop', 69, 'bool'], ['manual', 71, 'bool'],
-  ['welcomeMessage', 72, 'str'], invertMatching])
+const XPublisher = socketClass('XPublisher', 9, [['noDrop', 69, 'bool', 'wo'], ['manual', 71, 'bool', 'wo'],
+  ['welcomeMessage', 72, 'str', 'wo'], invertMatching])
 Object.defineProperty(XPublisher.prototype, 'verbosity', {
   get() { return this._verbosity || null },
   set(v) {
@@ -579,7 +584,7 @@ Object.defineProperty(XPublisher.prototype, 'verbosity', {
   enumerable: true,
 })
 const XSubscriber = socketClass('XSubscriber', 10)
-const Stream = socketClass('Stream', 11, [['notify', 73, 'bool']], { connect: connectWithId })
+const Stream = socketClass('Stream', 11, [['notify', 73, 'bool', 'wo']], { connect: connectWithId })
 
 module.exports = {
   Context, context, Socket,

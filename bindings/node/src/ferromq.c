@@ -644,7 +644,7 @@ static int get_bytes(napi_env env, napi_value v, bytes_t *b, char *stack, size_t
         if (napi_coerce_to_string(env, v, &v) != napi_ok) return -1;
     }
     if (napi_get_value_string_utf8(env, v, stack, stack_len, &n) != napi_ok) return -1;
-    if (n < stack_len - 1) {
+    if (n + 4 < stack_len) {   /* N-API truncates on a character boundary */
         b->data = stack;
         b->len = n;
         return 0;
