@@ -28,6 +28,7 @@ mod pipe;
 mod signal;
 mod socket;
 mod transport;
+mod zap;
 
 pub use ctx::{opt as ctx_opt, Context};
 pub use error::{Error, Result};

@@ -7,12 +7,16 @@ use super::reactor::{Ctx, Timer};
 use super::stream::Stream;
 use crate::monitor::event;
 use crate::msg::{Metadata, Msg};
+use crate::options::mechanism;
 use crate::options::Options;
 use crate::pattern::{cancel_msg, subscribe_msg, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::socket::SocketShared;
 use crate::transport::tcp;
-use ferromq_zmtp::{Engine, EngineConfig, Event, MechanismConfig, PeerInfo, SocketType};
+use crate::zap::{RequestInfo, ZapClient};
+use ferromq_zmtp::{
+    Bytes, Engine, EngineConfig, Event, PeerInfo, ProtocolError, SocketType, ZapRequest, ZapVerdict,
+};
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
@@ -34,6 +38,11 @@ pub(super) enum Close {
     Timeout,
     /// The peer broke the protocol (libzmq's ZMQ_PROTOCOL_ERROR_* code).
     Protocol(u32),
+    /// Authentication failed with this ZAP status code (ours, or the peer's ERROR).
+    Auth(u16),
+    /// The handshake could not go on for a local reason (an errno), e.g. PLAIN with no
+    /// ZAP handler to ask.
+    NoDetail(i32),
 }
 
 pub(super) struct Conn {
@@ -59,6 +68,8 @@ pub(super) struct Conn {
     out_batch: Vec<Msg>,
     last_recv: Instant,
     peer_ttl: Option<Duration>,
+    /// A ZAP request waiting for the handler's reply.
+    zap: Option<ZapClient>,
 }
 
 impl Conn {
@@ -79,8 +90,9 @@ impl Conn {
             Codec::Zmtp(Box::new(Engine::new(EngineConfig {
                 socket_type: socket.kind,
                 routing_id: opts.routing_id.clone(),
-                as_server: false,
-                mechanism: MechanismConfig::Null,
+                mechanism: opts.security.mechanism_config(),
+                // libzmq asks ZAP about NULL peers only when a domain is set.
+                null_zap: opts.security.mechanism == mechanism::NULL && !opts.zap_domain.is_empty(),
                 max_msg_size: u64::try_from(opts.maxmsgsize).ok(),
             })))
         };
@@ -109,6 +121,7 @@ impl Conn {
             out_batch: Vec::new(),
             last_recv: Instant::now(),
             peer_ttl: None,
+            zap: None,
         }
     }
 
@@ -163,6 +176,7 @@ impl Conn {
                 .emit(event::CONNECTED, fd as u32, &self.endpoint);
             self.started(cx, token);
         }
+        self.poll_zap(cx, token)?;
         if self.read_paused {
             if let Some(p) = &self.pipe {
                 if p.out.reserve() {
@@ -240,23 +254,69 @@ impl Conn {
                         }
                     }
                     Event::Pong { .. } => {}
-                    Event::PeerError { .. } => return Err(Close::Disconnected),
+                    Event::ZapRequest(req) => self.start_zap(cx, token, &req)?,
+                    Event::PeerError { reason } => {
+                        // A ZAP status code from the server is an authentication failure.
+                        return Err(match reason.as_str() {
+                            "300" | "400" | "500" if !self.handshaked => {
+                                Close::Auth(reason.parse().unwrap_or(400))
+                            }
+                            _ => Close::Disconnected,
+                        });
+                    }
                 },
                 Err(e) => {
                     self.push_batch();
-                    if matches!(
-                        e,
-                        ferromq_zmtp::ProtocolError::IncompatibleSocketType { .. }
-                    ) {
+                    return Err(match e {
                         // libzmq reports this as a plain disconnect, not a protocol failure.
-                        return Err(Close::Disconnected);
-                    }
-                    return Err(Close::Protocol(e.protocol_error_code()));
+                        ProtocolError::IncompatibleSocketType { .. } => Close::Disconnected,
+                        ProtocolError::AuthFailed { status } => Close::Auth(status),
+                        e => Close::Protocol(e.protocol_error_code()),
+                    });
                 }
             }
         }
         self.push_batch();
         Ok(())
+    }
+
+    /// The engine needs a ZAP decision: ask the context's handler, or apply libzmq's
+    /// rule for a context without one (CURVE and NULL pass unless ZAP_ENFORCE_DOMAIN;
+    /// PLAIN fails).
+    fn start_zap(&mut self, cx: &mut Ctx<'_>, token: usize, req: &ZapRequest) -> Result<(), Close> {
+        let address = self.stream.peer_address();
+        let info = RequestInfo {
+            domain: &self.opts.zap_domain,
+            address: &address,
+            routing_id: &self.opts.routing_id,
+        };
+        let waker = Waker::Reactor(cx.shared.clone(), token);
+        match ZapClient::start(&self.socket, req, &info, waker) {
+            Some(z) => self.zap = Some(z),
+            None if req.mechanism == "PLAIN" || self.opts.zap_enforce_domain => {
+                return Err(Close::NoDetail(libc::EFAULT));
+            }
+            None => self.engine.zap_reply(ZapVerdict::Accept {
+                user_id: Bytes::new(),
+                properties: Vec::new(),
+            }),
+        }
+        Ok(())
+    }
+
+    /// Hands the ZAP handler's reply to the engine once it has arrived.
+    fn poll_zap(&mut self, cx: &mut Ctx<'_>, token: usize) -> Result<(), Close> {
+        let Some(reply) = self.zap.as_mut().and_then(ZapClient::poll) else {
+            return Ok(());
+        };
+        self.zap = None;
+        match reply {
+            Ok(verdict) => {
+                self.engine.zap_reply(verdict);
+                self.process(cx, token)
+            }
+            Err(code) => Err(Close::Protocol(code)),
+        }
     }
 
     fn push_batch(&mut self) {
@@ -278,6 +338,15 @@ impl Conn {
         let addr = self.stream.peer_address();
         if !addr.is_empty() {
             props.push(("Peer-Address".to_string(), addr));
+        }
+        if let Some(user) = &peer.user_id {
+            props.push((
+                "User-Id".to_string(),
+                String::from_utf8_lossy(user).into_owned(),
+            ));
+        }
+        for (k, v) in &peer.zap_properties {
+            props.push((k.clone(), String::from_utf8_lossy(v).into_owned()));
         }
         self.meta = Some(Arc::new(Metadata::new(props)));
         let meta = PeerMeta {
@@ -416,6 +485,17 @@ impl Conn {
         }
     }
 
+    /// One non-blocking attempt to write what the engine has queued (an ERROR before
+    /// closing); whatever does not fit is dropped with the connection.
+    fn flush_handshake_output(&mut self) {
+        while self.engine.has_output() {
+            match self.stream.write(self.engine.output()) {
+                Ok(n) if n > 0 => self.engine.consume_output(n),
+                _ => return,
+            }
+        }
+    }
+
     /// The connection is gone: report it and release the pipe.
     pub(super) fn closed(&mut self, why: Close) {
         let fd = self.stream.as_raw_fd() as u32;
@@ -426,9 +506,26 @@ impl Conn {
             Close::Shutdown => {}
             Close::Protocol(code) => {
                 if !self.handshaked {
+                    // Let the peer see our greeting, so it can name the failure too.
+                    self.flush_handshake_output();
                     self.socket
                         .emit(event::HANDSHAKE_FAILED_PROTOCOL, code, &self.endpoint);
                 }
+                self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
+            }
+            Close::Auth(status) => {
+                // Our ERROR (400/500) should reach the client before the close.
+                self.flush_handshake_output();
+                self.socket
+                    .emit(event::HANDSHAKE_FAILED_AUTH, status as u32, &self.endpoint);
+                self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
+            }
+            Close::NoDetail(errno) => {
+                self.socket.emit(
+                    event::HANDSHAKE_FAILED_NO_DETAIL,
+                    errno as u32,
+                    &self.endpoint,
+                );
                 self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
             }
             _ => {
