@@ -44,6 +44,7 @@ combos! {
     plain_without_zap_handler => plain_without_zap_handler;
     mechanism_mismatch => mechanism_mismatch;
     null_with_domain_asks_zap => null_with_domain_asks_zap;
+    zap_metadata_overrides_peer_properties => zap_metadata_overrides_peer_properties;
 }
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -98,13 +99,22 @@ impl ZapHandler {
             while !flag.load(Ordering::Relaxed) {
                 let Ok(req) = rep.recv_parts(0) else { continue };
                 let (status, user) = decide(&req);
+                // Metadata: Identity = the request's identity frame (pebbe/zmq4's tests
+                // do this), and one property of our own.
+                let mut meta = Vec::new();
+                for (k, v) in [(&b"Identity"[..], &req[4][..]), (b"Hello", b"World")] {
+                    meta.push(k.len() as u8);
+                    meta.extend_from_slice(k);
+                    meta.extend_from_slice(&(v.len() as u32).to_be_bytes());
+                    meta.extend_from_slice(v);
+                }
                 let reply = [
                     b"1.0".to_vec(),
                     req[1].clone(),
                     status.to_vec(),
                     b"OK".to_vec(),
                     user.to_vec(),
-                    Vec::new(),
+                    meta,
                 ];
                 rep.send_parts(&reply).expect("ZAP reply");
                 seen.push(req);
@@ -374,4 +384,30 @@ fn null_with_domain_asks_zap(server_lib: Lib, client_lib: Lib) {
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0][5], b"NULL");
     assert_eq!(reqs[0].len(), 6, "NULL has no credentials");
+}
+
+/// Properties from the ZAP reply win over the peer's READY properties of the same name,
+/// as in libzmq (pebbe/zmq4's TestAuthStart depends on it).
+fn zap_metadata_overrides_peer_properties(server_lib: Lib, client_lib: Lib) {
+    let h = Harness::new();
+    let _zap = ZapHandler::start(&h, server_lib, allow_alice);
+    let server = h.socket(server_lib, Router);
+    server.set_bytes(zmq::ROUTING_ID, b"Server1").unwrap();
+    server.set_int(zmq::PLAIN_SERVER, 1).unwrap();
+    let ep = h.bind(server.as_ref(), Transport::Tcp);
+    let client = h.socket(client_lib, Dealer);
+    client.set_bytes(zmq::ROUTING_ID, b"Client1").unwrap();
+    plain_client(client.as_ref(), b"alice", b"s3cret");
+    client.connect(&ep).unwrap();
+    client.send(b"hi", 0).unwrap();
+    let (id, _, _) = server.recv_props(0, &[]).unwrap();
+    assert_eq!(id, b"Client1");
+    let (body, _, props) = server
+        .recv_props(0, &["Identity", "Hello", "Socket-Type", "User-Id"])
+        .unwrap();
+    assert_eq!(body, b"hi");
+    assert_eq!(props[0].as_deref(), Some("Server1"), "Identity from ZAP");
+    assert_eq!(props[1].as_deref(), Some("World"));
+    assert_eq!(props[2].as_deref(), Some("DEALER"));
+    assert_eq!(props[3].as_deref(), Some("alice"));
 }

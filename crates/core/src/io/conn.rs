@@ -330,23 +330,19 @@ impl Conn {
     fn handshake_done(&mut self, cx: &mut Ctx<'_>, token: usize, peer: &PeerInfo) {
         self.handshaked = true;
         cx.timers.retain(|(_, t)| *t != Timer::Handshake(token));
-        let mut props: Vec<(String, String)> = peer
-            .properties
-            .iter()
-            .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
-            .collect();
+        // libzmq's precedence for a repeated name (first wins): Peer-Address, then what
+        // ZAP said (User-Id, its properties), then the peer's own READY properties.
+        let text = |v: &Bytes| String::from_utf8_lossy(v).into_owned();
+        let mut props: Vec<(String, String)> = Vec::new();
         let addr = self.stream.peer_address();
         if !addr.is_empty() {
             props.push(("Peer-Address".to_string(), addr));
         }
         if let Some(user) = &peer.user_id {
-            props.push((
-                "User-Id".to_string(),
-                String::from_utf8_lossy(user).into_owned(),
-            ));
+            props.push(("User-Id".to_string(), text(user)));
         }
-        for (k, v) in &peer.zap_properties {
-            props.push((k.clone(), String::from_utf8_lossy(v).into_owned()));
+        for (k, v) in peer.zap_properties.iter().chain(&peer.properties) {
+            props.push((k.clone(), text(v)));
         }
         self.meta = Some(Arc::new(Metadata::new(props)));
         let meta = PeerMeta {
