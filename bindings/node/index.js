@@ -35,6 +35,8 @@ function zmqError(code, message, extra) {
 const closedError = () => zmqError('EBADF', 'Socket is closed')
 const eagainError = (what) => zmqError('EAGAIN', what + ' timed out')
 
+let drained = false   // set by unpack(): did the last native receive end on EAGAIN?
+
 // Turns one native receive result into an array of messages (arrays of Buffers).
 function unpack(res, out) {
   let ab, bigs = null
@@ -43,8 +45,9 @@ function unpack(res, out) {
   const meta = new Uint32Array(ab, 0, ab.byteLength >>> 2)
   const words = meta[0]
   const count = meta[1]
+  drained = meta[2] === 1
   let off = words * 4
-  let p = 2
+  let p = 3
   let bi = 1
   for (let i = 0; i < count; i++) {
     const nf = meta[p++]
@@ -305,7 +308,7 @@ class Socket extends NativeSocket {
   // One native receive into the JS queue; returns the number of messages received.
   _fill(max) {
     const r = this._recv(max, BYTE_BUDGET)
-    if (r === undefined) return 0
+    if (r === undefined) { drained = true; return 0 }
     return unpack(r, this._rq)
   }
 
@@ -361,9 +364,13 @@ class Socket extends NativeSocket {
     this._inService = true
     let budget = SERVICE_BUDGET
     try {
+      // One ZMQ_EVENTS read per wake re-arms the fd; after that, draining the socket to
+      // EAGAIN is enough (anything arriving later signals the fd again). ZMQ_EVENTS is
+      // read again only while sends wait for room or a receive stopped on a limit.
+      let ev = this._events()
       for (;;) {
-        const ev = this._events()
         let progress = 0
+        drained = false
         if ((ev & POLLOUT) && this._sq.length !== 0) progress += this._flushSends()
         if (this._closed) return
         if ((ev & POLLIN) && this._readInterest()) {
@@ -376,6 +383,8 @@ class Socket extends NativeSocket {
         if (this._closed) return
         if (progress === 0) break
         if (budget <= 0) { this._scheduleLater(); break }
+        if (this._sq.length === 0 && (drained || !this._readInterest())) break
+        ev = this._events()
       }
     } finally {
       this._inService = false
@@ -424,7 +433,7 @@ class Socket extends NativeSocket {
       } else {
         let r
         try { r = this._recv(LISTENER_BATCH, BYTE_BUDGET) } catch (e) { process.emitWarning(e); return 0 }
-        if (r === undefined) return 0
+        if (r === undefined) { drained = true; return 0 }
         batch = []
         unpack(r, batch)
       }

@@ -22,7 +22,7 @@ const secs = (a, b) => Number(b - a) / 1e9
 async function localThr() {
   const pull = new zmq.Pull()
   await pull.bind(endpoint)
-  let n = 0, t0 = 0n, bad = 0
+  let n = 0, t0 = 0n, bad = 0, nb = 0
   const done = (t1) => {
     const el = secs(t0, t1)
     if (bad) { console.error(`perf: ${bad} messages of the wrong size`); process.exitCode = 1 }
@@ -42,7 +42,8 @@ async function localThr() {
     if (n === 0) t0 = now()
     for (let i = 0; i < batch.length; i++) if (batch[i][0].length !== size) bad++
     n += batch.length
-    if (n >= count) done(now())
+    nb++
+    if (n >= count) { done(now()); if (process.env.PERF_DEBUG) console.error(`perf: ${nb} batches, ${(n / nb).toFixed(1)} msgs/batch`) }
   })
 }
 
@@ -54,12 +55,14 @@ async function remoteThr() {
     for (let i = 0; i < count; i++) await push.send(msg)
   } else {
     const batch = new Array(Math.min(count, 4096)).fill(msg)
-    let left = count
+    let left = count, calls = 0, waits = 0
     while (left > 0) {
       const n = push.sendMany(batch, 0, Math.min(left, batch.length))
       left -= n
-      if (left > 0 && n < batch.length) await push.writableAsync()
+      calls++
+      if (left > 0 && n < batch.length) { waits++; await push.writableAsync() }
     }
+    if (process.env.PERF_DEBUG) console.error(`perf: sendMany ${calls} calls, ${waits} waits, ${(count / calls).toFixed(1)} msgs/call`)
   }
   zmq.context.term()   // closes the socket and waits until everything is flushed
 }

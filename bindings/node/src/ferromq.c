@@ -812,7 +812,8 @@ static int grow(inst_t *I, size_t frames_needed, size_t meta_needed)
  *
  * Receives up to maxMessages whole messages without blocking, stopping early once the
  * copied payload exceeds byteBudget. Packed result (an ArrayBuffer `ab`):
- *   u32[0] = number of meta words W; u32[1] = messages M; then per message: nframes,
+ *   u32[0] = number of meta words W; u32[1] = messages M; u32[2] = 1 when the receive
+ *   stopped on EAGAIN (socket drained), 0 when on a limit; then per message: nframes,
  *   then per frame its length (BIG_FLAG set: the frame is a separate Buffer);
  *   payload of the small frames from byte 4*W on, in order.
  * When big frames exist the result is [ab, big1, big2, ...]. */
@@ -827,8 +828,8 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
     if (argc > 0) napi_get_value_uint32(env, argv[0], &max);
     if (argc > 1) napi_get_value_uint32(env, argv[1], &budget);
     if (max == 0) max = 1;
-    size_t nf = 0, nm = 0, mw = 2, small = 0, nbig = 0;
-    int err = 0;
+    size_t nf = 0, nm = 0, mw = 3, small = 0, nbig = 0;
+    int err = 0, drained = 0;
     if (grow(I, 64, 128) < 0) return throw_errno(env, ENOMEM);
     while (nm < max && small < budget) {
         if (grow(I, nf + 1, mw + 2) < 0) {
@@ -841,6 +842,7 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
             int e = zmq_errno();
             zmq_msg_close(m);
             if (e != EAGAIN) err = e;
+            else drained = 1;
             break;
         }
         size_t count_at = mw++;
@@ -890,6 +892,7 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
     }
     I->meta[0] = (uint32_t)mw;
     I->meta[1] = (uint32_t)nm;
+    I->meta[2] = (uint32_t)drained;
     napi_value ab, result = NULL;
     void *abdata;
     size_t hdr = mw * 4;
