@@ -240,8 +240,14 @@ def _free_port() -> int:
 
 
 def _tail(s: str, n: int = 400) -> str:
-    s = (s or "").strip()
+    """The end of a driver's stderr, on one line."""
+    s = " ⏎ ".join(l.strip() for l in (s or "").strip().splitlines() if l.strip())
     return s if len(s) <= n else "…" + s[-n:]
+
+
+def _status(role: str, rc: int, err: str) -> str:
+    what = "timed out" if rc == -9 else f"exit {rc}"
+    return f"{role} {what}: {_tail(err, 200) or '(no stderr)'}"
 
 
 def run_pair(L: Lang, kind: str, size: int, count: int, libdir: Path,
@@ -275,7 +281,7 @@ def run_pair(L: Lang, kind: str, size: int, count: int, libdir: Path,
             if local.poll() is None:
                 local.kill()
             out, err = local.communicate()
-            return _fail(rec, f"bound side never listened on {ep} "
+            return _fail(rec, f"{local_role} never listened on {ep} "
                               f"(exit {local.returncode}): {_tail(err)}", t0)
         rec["loaded"] = _mapped_libzmq(local.pid)
         try:
@@ -304,16 +310,16 @@ def run_pair(L: Lang, kind: str, size: int, count: int, libdir: Path,
     rec["result"] = res
     value = result_value(res, kind)
     if L.loads_libzmq and rec.get("loaded") and \
-            os.path.realpath(libpath) not in rec["loaded"]:
+            rec["loaded"] != [os.path.realpath(libpath)]:
         return _fail(rec, f"loaded {rec['loaded']} instead of "
                           f"{os.path.realpath(libpath)}", t0)
     if L.loads_libzmq and not rec.get("loaded"):
         rec["load_check"] = "no libzmq mapped when checked"
-    if mrc != 0 or value is None:
-        return _fail(rec, f"measuring side exit {mrc}, result {res}: "
-                          f"{_tail(merr, 300)}", t0)
-    if prc != 0:
-        return _fail(rec, f"peer exit {prc}: {_tail(perr, 300)}", t0)
+    if mrc != 0 or value is None or prc != 0:
+        mrole, prole = ((local_role, remote_role) if kind == "thr"
+                        else (remote_role, local_role))
+        return _fail(rec, f"no result ({res}); " + "; ".join(
+            [_status(mrole, mrc, merr), _status(prole, prc, perr)]), t0)
     rec.update({"ok": True, "value": value,
                 "wall_s": round(time.monotonic() - t0, 3)})
     return rec
@@ -504,12 +510,13 @@ def render_svgs(R, b: dict) -> dict[str, str]:
                        and c["kind"] == kind
                        and c["vs_c"].get(lab) is not None]
                 if pts:
-                    name = next(c["name"] + " " + c["binding"].split(" (")[0]
+                    name = next(c["name"] + " " + c["binding"].split()[0]
                                 for c in b["cells"] if c["lang"] == key)
                     series.append({"name": f"{name} / {lab}",
                                    "color": R.PALETTE[i % len(R.PALETTE)],
                                    "dash": R.DASHES[j % len(R.DASHES)],
                                    "points": pts})
         svgs[f"bindings_{kind}.svg"] = R.svg_line_chart(
-            title, series, "message size", ylab, width=900)
+            title, series, "message size", ylab, width=980,
+            height=max(440, 80 + 18 * len(series)), legend_width=300)
     return svgs

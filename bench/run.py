@@ -981,7 +981,8 @@ def _lat_percentile_table(cells: list[dict]) -> list[str]:
 # SVG (hand-written, no dependencies)
 # ---------------------------------------------------------------------------
 
-PALETTE = ["#d95f02", "#1b64b0", "#1b9e77", "#7570b3", "#e7298a", "#66a61e"]
+PALETTE = ["#d95f02", "#1b64b0", "#1b9e77", "#7570b3", "#e7298a", "#66a61e",
+           "#a6761d", "#17becf", "#666666", "#e6ab02"]
 DASHES = ["", "7,4", "2,3", "10,3,2,3"]
 
 
@@ -1014,11 +1015,12 @@ def _fmt_tick(v: float) -> str:
 
 
 def svg_line_chart(title: str, series: list[dict], xlabel: str, ylabel: str,
-                   width: int = 760, height: int = 440) -> str:
+                   width: int = 760, height: int = 440,
+                   legend_width: int = 230) -> str:
     """Log-log line chart.  series: [{name, color, dash, points:[(x, y, lo,
     hi)]}]; x is plotted on a log2 axis with a tick at every x present, y on a
     log10 axis; lo..hi is drawn as a whisker (min-max over runs)."""
-    ml, mr, mt, mb = 78, 230, 40, 52
+    ml, mr, mt, mb = 78, legend_width, 40, 52
     pw, ph = width - ml - mr, height - mt - mb
     xs = sorted({p[0] for s in series for p in s["points"]})
     ys = [v for s in series for p in s["points"] for v in p[1:]
