@@ -56,6 +56,9 @@ public final class Socket implements AutoCloseable {
     private ByteBuffer directBuf;
     private long directBase;
     private boolean closed;
+    /** Blocking heap sends left that skip the non-blocking attempt (set when it hit HWM). */
+    private int sendSkipFast;
+    private static final int SKIP_FAST_AFTER_EAGAIN = 64;
 
     Socket(Context context, SocketType type) {
         this.context = context;
@@ -247,19 +250,41 @@ public final class Socket implements AutoCloseable {
     private boolean sendHeap(MemorySegment seg, long len, int flags) {
         MemorySegment h = handle();
         try {
-            // Fast path: non-blocking critical call straight from the Java heap, no copy by us.
-            int rc = (int) Native.SEND_CRIT_E.invokeExact(capture, h, seg, len, flags | DONTWAIT);
-            if (rc >= 0) return true;
-            int e = Native.errno(capture);
-            if (e != EAGAIN && e != EINTR) throw new ZmqException("zmq_send", e);
-            if ((flags & DONTWAIT) != 0 && e == EAGAIN) return false;
-            // Slow path: copy once into native memory and make the (possibly blocking) call.
-            MemorySegment s = scratch(len);
-            MemorySegment.copy(seg, 0, s, 0, len);
-            while (true) {
-                rc = (int) Native.SEND_E.invokeExact(capture, h, s, len, flags);
+            int rc;
+            int e;
+            if (sendSkipFast == 0 || (flags & DONTWAIT) != 0) {
+                // Fast path: non-blocking critical call straight from the Java heap, no copy.
+                rc = (int) Native.SEND_CRIT_E.invokeExact(capture, h, seg, len, flags | DONTWAIT);
                 if (rc >= 0) return true;
                 e = Native.errno(capture);
+                if (e != EAGAIN && e != EINTR) throw new ZmqException("zmq_send", e);
+                if ((flags & DONTWAIT) != 0 && e == EAGAIN) return false;
+                // At HWM: the next sends would fail the fast path too; go straight to the
+                // blocking call for a while instead of paying two calls per message.
+                sendSkipFast = SKIP_FAST_AFTER_EAGAIN;
+            } else {
+                sendSkipFast--;
+            }
+            return sendBlocking(h, seg, len, flags);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Slow path of sendHeap: copy once into native memory and make the (possibly blocking)
+     * call. A separate method on purpose: as a cold branch inside sendHeap/recvHeap the
+     * downcall was not inlined and its capture-segment check allocated ~40 bytes per call
+     * (seen with JFR on libzmq); compiled on its own it allocates nothing.
+     */
+    private boolean sendBlocking(MemorySegment h, MemorySegment seg, long len, int flags) {
+        MemorySegment s = scratch(len);
+        MemorySegment.copy(seg, 0, s, 0, len);
+        try {
+            while (true) {
+                int rc = (int) Native.SEND_E.invokeExact(capture, h, s, len, flags);
+                if (rc >= 0) return true;
+                int e = Native.errno(capture);
                 if (e == EAGAIN) return false;
                 if (e != EINTR) throw new ZmqException("zmq_send", e);
             }
@@ -416,14 +441,23 @@ public final class Socket implements AutoCloseable {
             int e = Native.errno(capture);
             if (e != EAGAIN && e != EINTR) throw new ZmqException("zmq_recv", e);
             if ((flags & DONTWAIT) != 0 && e == EAGAIN) return -1;
-            MemorySegment s = scratch(len);
+            return recvBlocking(h, seg, len, flags);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Slow path of recvHeap (see {@link #sendBlocking}): blocking receive into native memory, then copy. */
+    private int recvBlocking(MemorySegment h, MemorySegment seg, long len, int flags) {
+        MemorySegment s = scratch(len);
+        try {
             while (true) {
-                rc = (int) Native.RECV_E.invokeExact(capture, h, s, len, flags);
+                int rc = (int) Native.RECV_E.invokeExact(capture, h, s, len, flags);
                 if (rc >= 0) {
                     MemorySegment.copy(s, 0, seg, 0, Math.min(rc, len));
                     return rc;
                 }
-                e = Native.errno(capture);
+                int e = Native.errno(capture);
                 if (e == EAGAIN) return -1;
                 if (e != EINTR) throw new ZmqException("zmq_recv", e);
             }
