@@ -138,6 +138,13 @@ pub(crate) fn parse_reply(frames: &[Msg]) -> Result<ZapVerdict, u32> {
     })
 }
 
+/// Fuzzing entry point: [`parse_reply`] on frames given as byte slices.
+#[doc(hidden)]
+pub fn fuzz_parse_zap_reply(frames: &[&[u8]]) -> Result<ZapVerdict, u32> {
+    let msgs: Vec<Msg> = frames.iter().map(|f| Msg::copy_from(f)).collect();
+    parse_reply(&msgs)
+}
+
 /// ZMTP metadata: `name-len(1) name value-len(4, BE) value`, repeated.
 fn parse_metadata(mut data: &[u8]) -> Option<Vec<(String, Bytes)>> {
     let mut props = Vec::new();
