@@ -436,6 +436,10 @@ def summarize(R, raw: list[dict], langs: list[Lang], labels: list[str],
 # Rendering
 # ---------------------------------------------------------------------------
 
+def oneline(s: str) -> str:
+    return " ".join((s or "").split())
+
+
 def render_markdown(R, b: dict) -> str:
     labels = b["libs"]
     out = ["## Workload C — binding overhead (perf pair in each language, "
@@ -484,7 +488,8 @@ def render_markdown(R, b: dict) -> str:
         out += [f"{L['name']} — {L['binding']} runs on `{L['only']}` only "
                 "(it does not go through the C ABI): n/a elsewhere.", ""]
     if b["failed"]:
-        out += ["Failed cells:", ""] + [f"- {f}" for f in b["failed"]] + [""]
+        out += ["Failed cells:", ""] + [f"- {oneline(f)}" for f in b["failed"]]
+        out.append("")
     return "\n".join(out)
 
 

@@ -951,7 +951,7 @@ def render_markdown(report: dict) -> str:
             for e in c["errors"] or ["no number"]:
                 out.append(f"- `{c['id']}`: {e}")
         for e in c_failed:
-            out.append(f"- workload C {e}")
+            out.append(f"- workload C {bindings.oneline(e)}")
     else:
         out.append("None: every cell produced a number.")
     out += ["", "Method: see `bench/README.md`. Raw runs: `results.json`.", ""]
