@@ -411,3 +411,63 @@ fn zap_metadata_overrides_peer_properties(server_lib: Lib, client_lib: Lib) {
     assert_eq!(props[2].as_deref(), Some("DEALER"));
     assert_eq!(props[3].as_deref(), Some("alice"));
 }
+
+/// A peer that drops or stalls during the handshake: libzmq reports
+/// HANDSHAKE_FAILED_NO_DETAIL before DISCONNECTED; the value is checked to match.
+#[test]
+fn handshake_dropped_or_timed_out_events_match_libzmq() {
+    use std::io::Write;
+    let mut seen = Vec::new();
+    for lib in [Lib::Zmq, Lib::Ferro] {
+        let h = Harness::new();
+        let server = h.socket(lib, Pull);
+        server
+            .set_int(56 /* ZMQ_HANDSHAKE_IVL is 66 */ + 10, 300)
+            .unwrap();
+        let mon = monitor(&h, lib, server.as_ref());
+        let ep = h.bind(server.as_ref(), Transport::Tcp);
+        let addr = ep.trim_start_matches("tcp://").to_string();
+        // 1: half a greeting, then close.
+        let mut raw = std::net::TcpStream::connect(&addr).unwrap();
+        raw.write_all(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 3])
+            .unwrap();
+        drop(raw);
+        let closed = collect_until_disconnected(&mon);
+        // 2: half a greeting, then silence until HANDSHAKE_IVL.
+        let mut raw = std::net::TcpStream::connect(&addr).unwrap();
+        raw.write_all(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 3])
+            .unwrap();
+        let stalled = collect_until_disconnected(&mon);
+        drop(raw);
+        seen.push((lib, closed, stalled));
+    }
+    let (_, zc, zs) = &seen[0];
+    let (_, fc, fs) = &seen[1];
+    assert_eq!(
+        fc, zc,
+        "peer closed mid-handshake: ferromq vs libzmq events"
+    );
+    assert_eq!(fs, zs, "handshake timed out: ferromq vs libzmq events");
+}
+
+/// Event codes (and NO_DETAIL values) up to and including DISCONNECTED.
+fn collect_until_disconnected(m: &Sock) -> Vec<(u16, Option<u32>)> {
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        let Ok(frames) = m.recv_parts(0) else { break };
+        let head = &frames[0];
+        let event = u16::from_le_bytes([head[0], head[1]]);
+        let value = u32::from_le_bytes([head[2], head[3], head[4], head[5]]);
+        // fd numbers differ between runs; keep values only where they are errnos/codes.
+        let keep = matches!(event, 0x0800 | 0x2000 | 0x4000);
+        if event == 0x0008 {
+            continue; // LISTENING
+        }
+        out.push((event, keep.then_some(value)));
+        if event == 0x0200 {
+            break;
+        }
+    }
+    out
+}

@@ -241,6 +241,7 @@ impl Socket {
                 st.opts.sndtimeo
             };
             if flags & DONTWAIT != 0 || timeout == 0 {
+                sig.arm(seen);
                 return Err((Error::Again, msg));
             }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
@@ -278,6 +279,7 @@ impl Socket {
                 st.opts.rcvtimeo
             };
             if flags & DONTWAIT != 0 || timeout == 0 {
+                sig.arm(seen);
                 return Err(Error::Again);
             }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));

@@ -444,6 +444,65 @@ fn zmq_fd_becomes_readable_after_events_reported_nothing_tcp() {
     zmq_fd_edge_case("tcp://127.0.0.1:*");
 }
 
+fn dup_fd(s: &Socket) -> std::fs::File {
+    // SAFETY: the socket's fd stays open while the socket lives; we use a duplicate of it.
+    let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(s.fd()) }
+        .try_clone_to_owned()
+        .unwrap();
+    std::fs::File::from(owned)
+}
+
+fn wait_readable(fd: &mut std::fs::File, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !fd_readable(fd) {
+        assert!(
+            Instant::now() < deadline,
+            "ZMQ_FD never became readable: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Bindings that never read ZMQ_EVENTS (zeromq.js waits on ZMQ_FD right after an EAGAIN
+/// from send or recv) must still be woken: in libzmq every send/recv call drains the
+/// socket's mailbox, so the next internal command makes ZMQ_FD readable again.
+#[test]
+fn zmq_fd_wakes_after_eagain_without_reading_events() {
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.set_int(opt::RCVHWM, 10).unwrap();
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.set_int(opt::SNDHWM, 10).unwrap();
+    push.connect(&ep).unwrap();
+    let mut pull_fd = dup_fd(&pull);
+    let mut push_fd = dup_fd(&push);
+
+    // recv side: EAGAIN, then a message arrives.
+    assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
+    while fd_readable(&mut pull_fd) {}
+    push.send(b"first", 0).unwrap();
+    wait_readable(&mut pull_fd, "after recv EAGAIN");
+    assert_eq!(recv_bytes(&pull), b"first");
+
+    // send side: fill to the HWM until EAGAIN, then the receiver drains.
+    let mut sent = 0;
+    while push.send(b"fill", DONTWAIT).is_ok() {
+        sent += 1;
+        assert!(sent < 100_000, "HWM never reached");
+    }
+    while fd_readable(&mut push_fd) {}
+    let mut got = 0;
+    while got < sent {
+        recv_bytes(&pull);
+        got += 1;
+    }
+    wait_readable(&mut push_fd, "after send EAGAIN");
+    push.send(b"again", DONTWAIT).unwrap();
+    drop((push, pull));
+    term(ctx);
+}
+
 // ---------------------------------------------------------------------------------------
 // unbind / disconnect / reconnect
 // ---------------------------------------------------------------------------------------

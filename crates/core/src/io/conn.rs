@@ -38,6 +38,9 @@ pub(super) enum Close {
     Timeout,
     /// The peer broke the protocol (libzmq's ZMQ_PROTOCOL_ERROR_* code).
     Protocol(u32),
+    /// The peer ended the handshake in a way libzmq reports as a bare disconnect (an
+    /// ERROR command, an incompatible socket type).
+    Refused,
     /// Authentication failed with this ZAP status code (ours, or the peer's ERROR).
     Auth(u16),
     /// The handshake could not go on for a local reason (an errno), e.g. PLAIN with no
@@ -70,6 +73,11 @@ pub(super) struct Conn {
     peer_ttl: Option<Duration>,
     /// A ZAP request waiting for the handler's reply.
     zap: Option<ZapClient>,
+    /// errno of the failed read that ended the connection (EPIPE for an orderly close),
+    /// reported with HANDSHAKE_FAILED_NO_DETAIL as libzmq does.
+    read_errno: i32,
+    /// The poller reported the peer's FIN: read to EOF.
+    fin_seen: bool,
 }
 
 impl Conn {
@@ -122,12 +130,19 @@ impl Conn {
             last_recv: Instant::now(),
             peer_ttl: None,
             zap: None,
+            read_errno: libc::EPIPE,
+            fin_seen: false,
         }
     }
 
     /// Made by a connector of a closed socket: deliver the queue, then close.
     pub(super) fn linger_from_start(&mut self) {
         self.lingering = true;
+    }
+
+    /// The poller saw the peer's FIN (read-closed): the next read must go on to EOF.
+    pub(super) fn peer_closed(&mut self) {
+        self.fin_seen = true;
     }
 
     pub(super) fn is_lingering(&self) -> bool {
@@ -205,14 +220,19 @@ impl Conn {
                         self.last_recv = Instant::now();
                     }
                     self.process(cx, token)?;
-                    // A short read means the kernel buffer is empty: save a syscall.
-                    if n < READ_SIZE / 2 {
+                    // A short read means the kernel buffer is empty: save a syscall,
+                    // unless the peer's FIN is pending (edge-triggered: no new event
+                    // would report it).
+                    if n < READ_SIZE / 2 && !self.fin_seen {
                         return Ok(());
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(_) => return Err(Close::Disconnected),
+                Err(e) => {
+                    self.read_errno = e.raw_os_error().unwrap_or(libc::EPIPE);
+                    return Err(Close::Disconnected);
+                }
             }
         }
     }
@@ -261,7 +281,7 @@ impl Conn {
                             "300" | "400" | "500" if !self.handshaked => {
                                 Close::Auth(reason.parse().unwrap_or(400))
                             }
-                            _ => Close::Disconnected,
+                            _ => Close::Refused,
                         });
                     }
                 },
@@ -269,7 +289,7 @@ impl Conn {
                     self.push_batch();
                     return Err(match e {
                         // libzmq reports this as a plain disconnect, not a protocol failure.
-                        ProtocolError::IncompatibleSocketType { .. } => Close::Disconnected,
+                        ProtocolError::IncompatibleSocketType { .. } => Close::Refused,
                         ProtocolError::AuthFailed { status } => Close::Auth(status),
                         e => Close::Protocol(e.protocol_error_code()),
                     });
@@ -524,8 +544,23 @@ impl Conn {
                 );
                 self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
             }
-            _ => {
+            Close::Refused => self.socket.emit(event::DISCONNECTED, fd, &self.endpoint),
+            Close::Disconnected | Close::Timeout => {
                 if !self.connecting {
+                    if !self.handshaked && !self.engine.is_raw() {
+                        // libzmq: the errno of the failure (EPIPE for an orderly close,
+                        // EAGAIN when HANDSHAKE_IVL ran out).
+                        let errno = if why == Close::Timeout {
+                            libc::EAGAIN
+                        } else {
+                            self.read_errno
+                        };
+                        self.socket.emit(
+                            event::HANDSHAKE_FAILED_NO_DETAIL,
+                            errno as u32,
+                            &self.endpoint,
+                        );
+                    }
                     self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
                 }
             }
