@@ -107,10 +107,19 @@ impl Queue {
         g.hwm = 0;
     }
 
-    /// True if a new message may be started now (or a multipart message continued).
+    /// True if a new message may be started now (or a multipart message continued). When
+    /// not, the writer is marked blocked so the reader's next pop below the mark wakes it:
+    /// a caller that checks before pushing (ROUTER) waits for exactly that wake-up.
     pub(crate) fn can_write(&self) -> bool {
-        let g = self.lock();
-        !g.reader_closed && (g.writing_more || g.hwm == 0 || g.messages < g.hwm)
+        let mut g = self.lock();
+        if g.reader_closed {
+            return false;
+        }
+        if g.writing_more || g.hwm == 0 || g.messages < g.hwm {
+            return true;
+        }
+        g.writer_blocked = true;
+        false
     }
 
     /// For the I/O thread before decoding more input: true if a new message fits; if not,

@@ -239,6 +239,56 @@ fn router_drops_at_hwm() {
     term(ctx);
 }
 
+/// A ROUTER_MANDATORY sender blocked at the HWM must resume when the peer drains (found
+/// by the benchmark suite's workload D: over tcp the sender never woke up).
+fn router_mandatory_blocking_send_resumes(ep: &str) {
+    let ctx = Context::new();
+    let rx = sock(&ctx, SocketType::Router);
+    rx.set_option(opt::ROUTING_ID, b"receiver").unwrap();
+    rx.set_int(opt::RCVHWM, 10).unwrap();
+    rx.bind(ep).unwrap();
+    let ep = last_endpoint(&rx);
+    let tx = sock(&ctx, SocketType::Router);
+    tx.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    tx.set_int(opt::SNDHWM, 10).unwrap();
+    tx.set_int(opt::SNDTIMEO, -1).unwrap();
+    tx.connect(&ep).unwrap();
+    // Wait for the route.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while tx.send(b"receiver", SNDMORE | DONTWAIT).is_err() {
+        assert!(Instant::now() < deadline, "route to the receiver never appeared");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    tx.send(b"first", 0).unwrap();
+    const N: usize = 5000;
+    finishes_within(20_000, "blocking ROUTER_MANDATORY sends past the HWM", move || {
+        let sender = std::thread::spawn(move || {
+            for _ in 0..N {
+                tx.send(b"receiver", SNDMORE).unwrap();
+                tx.send(&[7u8; 64], 0).unwrap();
+            }
+            tx
+        });
+        for _ in 0..=N {
+            rx.recv(0).unwrap();
+            rx.recv(0).unwrap();
+        }
+        drop(sender.join().unwrap());
+        drop(rx);
+        ctx.term().unwrap();
+    });
+}
+
+#[test]
+fn router_mandatory_blocking_send_resumes_tcp() {
+    router_mandatory_blocking_send_resumes("tcp://127.0.0.1:*");
+}
+
+#[test]
+fn router_mandatory_blocking_send_resumes_inproc() {
+    router_mandatory_blocking_send_resumes("inproc://router-mandatory-resume");
+}
+
 #[test]
 fn router_mandatory_gives_eagain_at_hwm() {
     let ctx = Context::new();
