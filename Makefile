@@ -35,6 +35,7 @@ test-bindings: dist
 	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
 	bash conformance/rust-zmq/run.sh
 	bash bindings/node/run-tests.sh
+	bash bindings/java/run-tests.sh
 
 test-rust:
 	$(CARGO) test --workspace --release
