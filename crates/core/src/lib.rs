@@ -27,6 +27,7 @@ mod pattern;
 mod pipe;
 mod signal;
 mod socket;
+mod spsc;
 mod transport;
 
 pub use ctx::{opt as ctx_opt, Context};
