@@ -25,6 +25,7 @@ mod msg;
 pub mod options;
 mod pattern;
 mod pipe;
+mod pool;
 mod signal;
 mod socket;
 mod spsc;
