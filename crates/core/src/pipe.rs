@@ -6,7 +6,7 @@
 use crate::io::ReactorShared;
 use crate::msg::Msg;
 use crate::signal::Signal;
-use crate::spsc::{Padded, Reader, Spsc, Writer};
+use crate::spsc::{Padded, Spsc, Writer};
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -75,20 +75,18 @@ const NOT_BLOCKED: u64 = u64::MAX;
 /// A one-way queue of message frames: a lock-free single-producer/single-consumer ring
 /// (`spsc::Spsc`) with the pipe's rules on top.
 ///
-/// - The writer wakes the reader only when the reader said it is about to wait
-///   (`reader_waiting`, set when it found the queue empty): no wake, atomic read-modify-write
-///   or syscall per message while the reader keeps up.
+/// - The writer wakes the reader only when the reader said it is about to wait (the ring's
+///   WAITING bit, set when it found the queue empty): no wake or syscall per message while
+///   the reader keeps up.
 /// - The high-water mark counts messages: the writer compares the messages it started with
 ///   the reader's `finished` count, which it re-reads only when its cached copy says full.
 ///   A writer at the mark records when to be woken (`wake_writer_at`, half the mark below).
-/// - Both flags are Dekker pairs (store; SeqCst fence; load the other side's variable), so
-///   one of the two sides always sees the other.
+/// - The blocked-writer record is a Dekker pair (store; SeqCst fence; load the other
+///   side's variable), so one of the two sides always sees the other.
 pub(crate) struct Queue {
     ring: Spsc<Msg, WriterState, ReaderState>,
     /// Messages fully read (the reader's `ReaderState::finished`, published).
     finished: Padded<AtomicU64>,
-    /// Set by a reader that found nothing and is about to wait for a wake.
-    reader_waiting: Padded<AtomicBool>,
     /// The `finished` count at which to wake a writer blocked at the HWM, or NOT_BLOCKED.
     wake_writer_at: AtomicU64,
     hwm: AtomicUsize,
@@ -114,8 +112,6 @@ impl Queue {
         Arc::new(Queue {
             ring: Spsc::new(WriterState::default(), ReaderState::default()),
             finished: Padded(AtomicU64::new(0)),
-            // Until the reader first looks, the first message wakes it.
-            reader_waiting: Padded(AtomicBool::new(true)),
             wake_writer_at: AtomicU64::new(NOT_BLOCKED),
             hwm: AtomicUsize::new(hwm),
             reader_closed: AtomicBool::new(false),
@@ -147,7 +143,7 @@ impl Queue {
     pub(crate) fn set_reader(&self, w: Waker) {
         self.wakers().reader = w;
         // A new reader has not looked yet: the next message wakes it.
-        self.reader_waiting.store(true, Ordering::SeqCst);
+        self.ring.set_waiting();
     }
 
     pub(crate) fn set_writer(&self, w: Waker) {
@@ -195,17 +191,6 @@ impl Queue {
         w.started - w.finished_seen < hwm
     }
 
-    /// After publishing: wakes the reader if it is waiting for data.
-    #[inline]
-    fn after_publish(&self) {
-        fence(Ordering::SeqCst);
-        if self.reader_waiting.load(Ordering::Relaxed)
-            && self.reader_waiting.swap(false, Ordering::Relaxed)
-        {
-            self.wake_reader();
-        }
-    }
-
     /// After the reader finished messages: wakes a writer blocked at the HWM if there is
     /// room enough now.
     #[inline]
@@ -225,14 +210,6 @@ impl Queue {
         {
             self.wake_writer();
         }
-    }
-
-    /// Reader side, having found nothing: asks for a wake on the next message and checks
-    /// once more (a message published meanwhile would not wake us). True if one is there.
-    fn arm_reader(&self, r: &mut Reader<'_, Msg, WriterState, ReaderState>) -> bool {
-        self.reader_waiting.store(true, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        r.available()
     }
 
     /// True if a new message may be started now (or a multipart message continued).
@@ -301,9 +278,11 @@ impl Queue {
         }
         w.writing_more = false;
         Self::push_whole(&mut w, msg);
-        w.publish();
+        let wake = w.publish();
         drop(w);
-        self.after_publish();
+        if wake {
+            self.wake_reader();
+        }
         Ok(())
     }
 
@@ -364,10 +343,9 @@ impl Queue {
                 whole = true;
             }
         }
-        if whole {
-            w.publish();
+        if whole && w.publish() {
             drop(w);
-            self.after_publish();
+            self.wake_reader();
         }
     }
 
@@ -384,7 +362,7 @@ impl Queue {
         if self.is_conflate() && self.conflated().complete > 0 {
             return true;
         }
-        if self.arm_reader(&mut r) {
+        if r.arm() {
             return true;
         }
         self.is_conflate() && self.conflated().complete > 0
@@ -404,7 +382,7 @@ impl Queue {
                     drop(r);
                     return self.pop_conflated();
                 }
-                if !self.arm_reader(&mut r) {
+                if !r.arm() {
                     return None;
                 }
                 r.pop()?
@@ -423,8 +401,7 @@ impl Queue {
         let mut c = self.conflated();
         if c.complete == 0 {
             drop(c);
-            // Ask for a wake; push_conflated wakes unconditionally, nothing to re-check.
-            self.reader_waiting.store(true, Ordering::Relaxed);
+            // push_conflated wakes the reader at every message.
             return None;
         }
         let msg = c.frames.pop_front()?;
@@ -455,7 +432,7 @@ impl Queue {
             let msg = match r.pop() {
                 Some(m) => m,
                 None => {
-                    if !self.arm_reader(&mut r) {
+                    if !r.arm() {
                         break;
                     }
                     match r.pop() {

@@ -243,6 +243,9 @@ impl Socket {
             if flags & DONTWAIT != 0 || timeout == 0 {
                 return Err((Error::Again, msg));
             }
+            if sig.spin(seen) {
+                continue;
+            }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
             match sig.wait(seen, d) {
                 Wait::Changed => {}
@@ -279,6 +282,9 @@ impl Socket {
             };
             if flags & DONTWAIT != 0 || timeout == 0 {
                 return Err(Error::Again);
+            }
+            if sig.spin(seen) {
+                continue;
             }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
             match sig.wait(seen, d) {
