@@ -8,6 +8,9 @@ use std::sync::Arc;
 /// (46 is what fits beside the flags and metadata pointer in libzmq's 64-byte `zmq_msg_t`.)
 pub const INLINE_CAP: usize = 46;
 
+/// `from_bytes` shares bodies at least this big; smaller ones are copied.
+const SHARE_MIN: usize = 1024;
+
 /// Flag: more frames of the same message follow.
 pub(crate) const FLAG_MORE: u8 = 1;
 /// Flag: this frame is a subscription command (first byte 1 = subscribe, 0 = cancel).
@@ -120,6 +123,13 @@ impl Msg {
                 };
             }
         }
+        if data.len() > pool::MAX && data.len() <= pool::SOLO_MAX {
+            return Msg {
+                data: Data::Pooled(PoolRef::copy_solo(data)),
+                flags: 0,
+                meta: None,
+            };
+        }
         if data.len() <= INLINE_CAP {
             let mut buf = [0; INLINE_CAP];
             buf[..data.len()].copy_from_slice(data);
@@ -156,8 +166,19 @@ impl Msg {
         }
     }
 
-    /// A frame sharing `bytes` (no copy; small bodies are moved inline).
+    /// A frame sharing `bytes` (no copy; small bodies are moved inline, and bodies under
+    /// 1 KiB are copied into the pool, so that they never pin a receive buffer that
+    /// `bytes` may be a slice of).
     pub fn from_bytes(bytes: Bytes) -> Msg {
+        if bytes.len() > INLINE_CAP && bytes.len() < SHARE_MIN {
+            if let Some(p) = PoolRef::copy_from(&bytes) {
+                return Msg {
+                    data: Data::Pooled(p),
+                    flags: 0,
+                    meta: None,
+                };
+            }
+        }
         if bytes.len() <= INLINE_CAP {
             let mut m = Msg::copy_from(&[]);
             if let Data::Inline { len, buf } = &mut m.data {
@@ -343,7 +364,7 @@ mod tests {
         let small = Msg::copy_from(&[7u8; INLINE_CAP]);
         assert!(matches!(small.data, Data::Inline { .. }));
         assert_eq!(small.data(), &[7u8; INLINE_CAP]);
-        let mut big = Msg::copy_from(&[1u8; pool::MAX + 1]);
+        let mut big = Msg::copy_from(&[1u8; pool::SOLO_MAX + 1]);
         assert!(matches!(big.data, Data::Shared(_)));
         let copy = big.clone();
         assert_eq!(copy.data().as_ptr(), big.data().as_ptr(), "clone shares");

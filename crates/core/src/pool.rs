@@ -6,30 +6,81 @@
 //! filling costs no atomic operation and releasing a body costs one `fetch_sub`. The block
 //! is freed when the last body in it is gone.
 //!
-//! The cost is retention: one long-lived body keeps its whole block (`BLOCK` bytes) alive.
+//! Two size classes: bodies up to 256 bytes share 8 KiB blocks, bodies up to 8 KiB share
+//! 64 KiB blocks (a 1 KiB message otherwise pays the same arena-lock fight as a 64-byte
+//! one). The cost is retention: one long-lived body keeps its whole block alive.
+//!
+//! Freed blocks go to a small per-class free list (a mutex taken once per block, not per
+//! body) rather than back to malloc, which for 64 KiB chunks would trim and re-fault the
+//! sender's heap over and over.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Free blocks kept per block size.
+const FREE_KEEP: usize = 16;
+/// Largest body given a block of its own (recycled through the free lists, never shared).
+pub(crate) const SOLO_MAX: usize = 256 * 1024;
+
+/// A free block (no references; contents dead).
+struct FreeBlock(NonNull<Header>);
+
+// SAFETY: a free block is plain memory owned by whoever holds the FreeBlock.
+unsafe impl Send for FreeBlock {}
+
+/// Free blocks by size: 8 KiB, 16 KiB, ... 512 KiB (block sizes are powers of two).
+static FREE: [Mutex<Vec<FreeBlock>>; 7] = [const { Mutex::new(Vec::new()) }; 7];
+
+fn free_list(size: usize) -> &'static Mutex<Vec<FreeBlock>> {
+    debug_assert!(size.is_power_of_two() && size >= SMALL_BLOCK);
+    &FREE[(size.trailing_zeros() - SMALL_BLOCK.trailing_zeros()) as usize]
+}
+
+/// A block of `size` bytes: a recycled one or a new one. Its header must be written.
+fn get_block(size: usize) -> NonNull<Header> {
+    let reused = free_list(size)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .pop();
+    match reused {
+        Some(FreeBlock(b)) => b,
+        None => {
+            // SAFETY: non-zero size layout.
+            let p = unsafe { alloc(layout(size)) } as *mut Header;
+            match NonNull::new(p) {
+                Some(b) => b,
+                None => handle_alloc_error(layout(size)),
+            }
+        }
+    }
+}
 
 /// Largest pooled body.
-pub(crate) const MAX: usize = 256;
-/// Block size, header included.
-const BLOCK: usize = 8192;
-/// The filling thread's references (more than a block can ever hand out).
-const BIAS: usize = BLOCK;
+pub(crate) const MAX: usize = 8192;
+/// Largest body of the small class.
+const SMALL_MAX: usize = 256;
+/// Block sizes, header included.
+const SMALL_BLOCK: usize = 8192;
+const LARGE_BLOCK: usize = 65536;
+/// The filling thread's references (more than a block can ever hand out: bodies take at
+/// least 8 bytes).
+const BIAS: usize = LARGE_BLOCK;
 
 #[repr(C, align(64))]
 struct Header {
     refs: AtomicUsize,
+    /// The block's size (its layout, for the free).
+    size: usize,
 }
 
 const DATA_OFF: usize = std::mem::size_of::<Header>();
 
-fn layout() -> Layout {
-    // SAFETY-free: constant, valid (non-zero size, power-of-two alignment).
-    Layout::from_size_align(BLOCK, 64).expect("valid layout")
+fn layout(size: usize) -> Layout {
+    // Valid: non-zero size, power-of-two alignment.
+    Layout::from_size_align(size, 64).expect("valid layout")
 }
 
 /// A body in a block: `len` bytes at `off` from the block start. Owns one reference.
@@ -47,6 +98,8 @@ unsafe impl Send for PoolRef {}
 unsafe impl Sync for PoolRef {}
 
 struct Filling {
+    /// Block size of this class.
+    size: usize,
     block: Cell<Option<NonNull<Header>>>,
     used: Cell<usize>,
     handed: Cell<usize>,
@@ -69,8 +122,11 @@ impl Drop for Filling {
 }
 
 thread_local! {
-    static FILLING: Filling = const {
-        Filling { block: Cell::new(None), used: Cell::new(0), handed: Cell::new(0) }
+    static SMALL: Filling = const {
+        Filling { size: SMALL_BLOCK, block: Cell::new(None), used: Cell::new(0), handed: Cell::new(0) }
+    };
+    static LARGE: Filling = const {
+        Filling { size: LARGE_BLOCK, block: Cell::new(None), used: Cell::new(0), handed: Cell::new(0) }
     };
 }
 
@@ -84,8 +140,16 @@ unsafe fn release(b: NonNull<Header>, n: usize) {
     if prev == n {
         // Acquire: every other holder's use of the block happens-before the free.
         fence(Ordering::Acquire);
-        // SAFETY: that was the last reference; the block came from `alloc(layout())`.
-        unsafe { dealloc(b.as_ptr().cast(), layout()) };
+        // SAFETY: that was the last reference, so we own the block.
+        let size = unsafe { b.as_ref() }.size;
+        let mut list = free_list(size).lock().unwrap_or_else(|e| e.into_inner());
+        if list.len() < FREE_KEEP {
+            list.push(FreeBlock(b));
+        } else {
+            drop(list);
+            // SAFETY: the block came from `alloc(layout(size))` and is unreferenced.
+            unsafe { dealloc(b.as_ptr().cast(), layout(size)) };
+        }
     }
 }
 
@@ -97,20 +161,23 @@ impl PoolRef {
         let len = data.len();
         // Keep bodies 8-aligned (cheap copies, aligned data pointers for C callers).
         let room = (len + 7) & !7;
-        FILLING
+        let class = if len <= SMALL_MAX { &SMALL } else { &LARGE };
+        class
             .try_with(|f| {
                 let mut used = f.used.get();
                 let block = match f.block.get() {
-                    Some(b) if used + room <= BLOCK => b,
+                    Some(b) if used + room <= f.size => b,
                     _ => {
                         f.retire();
-                        // SAFETY: non-zero size layout.
-                        let p = unsafe { alloc(layout()) } as *mut Header;
-                        let Some(b) = NonNull::new(p) else {
-                            handle_alloc_error(layout())
+                        let b = get_block(f.size);
+                        // SAFETY: a fresh or free block of f.size bytes, aligned for Header,
+                        // referenced by nobody.
+                        unsafe {
+                            b.as_ptr().write(Header {
+                                refs: AtomicUsize::new(BIAS),
+                                size: f.size,
+                            })
                         };
-                        // SAFETY: fresh allocation, aligned for Header.
-                        unsafe { b.as_ptr().write(Header { refs: AtomicUsize::new(BIAS) }) };
                         f.block.set(Some(b));
                         f.handed.set(0);
                         used = DATA_OFF;
@@ -135,6 +202,32 @@ impl PoolRef {
                 }
             })
             .ok()
+    }
+
+    /// Copies a large body (MAX < len ≤ SOLO_MAX) into a block of its own, recycled
+    /// through the free lists (malloc would trim and re-fault such chunks).
+    pub(crate) fn copy_solo(data: &[u8]) -> PoolRef {
+        debug_assert!(data.len() <= SOLO_MAX);
+        let size = (data.len() + DATA_OFF).next_power_of_two().max(SMALL_BLOCK);
+        let b = get_block(size);
+        // SAFETY: a block of `size` bytes nobody references; the body fits after the
+        // header (size >= len + DATA_OFF).
+        unsafe {
+            b.as_ptr().write(Header {
+                refs: AtomicUsize::new(1),
+                size,
+            });
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                b.as_ptr().cast::<u8>().add(DATA_OFF),
+                data.len(),
+            );
+        }
+        PoolRef {
+            block: b,
+            off: DATA_OFF as u32,
+            len: data.len() as u32,
+        }
     }
 
     /// The body.
@@ -192,7 +285,7 @@ mod tests {
     fn bodies_survive_their_block_being_retired_and_cross_threads() {
         let mut keep = Vec::new();
         for i in 0..2000usize {
-            let len = 47 + i % (MAX - 46);
+            let len = 47 + (i * 37) % (MAX - 46);
             let body: Vec<u8> = (0..len).map(|j| (i + j) as u8).collect();
             let r = PoolRef::copy_from(&body).unwrap();
             assert_eq!(r.as_slice(), &body[..]);
@@ -208,6 +301,13 @@ mod tests {
             // This thread's own block, released at thread exit.
             let _ = PoolRef::copy_from(&[1u8; 100]).unwrap();
         });
+        for len in [MAX + 1, 40_000, SOLO_MAX - DATA_OFF, SOLO_MAX] {
+            let body: Vec<u8> = (0..len).map(|j| j as u8).collect();
+            let a = PoolRef::copy_solo(&body);
+            let b = a.clone();
+            drop(a);
+            assert_eq!(b.as_slice(), &body[..]);
+        }
         t.join().unwrap();
     }
 }
