@@ -2,14 +2,13 @@
 //!
 //! `buf[..filled]` holds received bytes not parsed yet; `buf[filled..]` is
 //! initialised spare space handed out for the caller to read into, so no
-//! unsafe code is needed to expose it. Large frame bodies are split off
-//! without copying; small ones are copied so that a long-lived tiny message
-//! does not pin the whole receive allocation.
+//! unsafe code is needed to expose it. Frame bodies are split off without
+//! copying (a reference-count increment, no allocation per frame). A consumer
+//! that keeps tiny bodies for long should copy them out, or they pin the
+//! receive allocation (ferromq's core copies bodies up to 8 KiB into inline or
+//! pooled storage at once).
 
 use bytes::{Buf, Bytes, BytesMut};
-
-/// Bodies at least this large are handed out zero-copy.
-pub(crate) const ZERO_COPY_MIN: usize = 1024;
 
 /// Upper bound on how much space is reserved ahead for a partially received
 /// frame, so an announced (but not yet sent) huge body costs no memory.
@@ -69,19 +68,17 @@ impl InputBuffer {
         self.filled -= n;
     }
 
-    /// Discards a `skip`-byte header and returns the following `len` bytes:
-    /// zero-copy when `len >= ZERO_COPY_MIN`, copied otherwise.
+    /// Discards a `skip`-byte header and returns the following `len` bytes,
+    /// zero-copy. (Copying small bodies, as before, cost an allocation per
+    /// frame; once every split-off body is dropped, `spare` reuses the buffer.)
     pub(crate) fn take(&mut self, skip: usize, len: usize) -> Bytes {
         debug_assert!(skip + len <= self.filled);
         self.consume(skip);
-        if len >= ZERO_COPY_MIN {
-            self.filled -= len;
-            self.buf.split_to(len).freeze()
-        } else {
-            let body = Bytes::copy_from_slice(&self.buf[..len]);
-            self.consume(len);
-            body
+        if len == 0 {
+            return Bytes::new();
         }
+        self.filled -= len;
+        self.buf.split_to(len).freeze()
     }
 
     /// Drops all received bytes and releases the allocation.
@@ -118,20 +115,21 @@ mod tests {
     }
 
     #[test]
-    fn take_copies_small_and_splits_large() {
+    fn take_splits_bodies_without_copying() {
         let mut input = InputBuffer::default();
-        let big = vec![9u8; ZERO_COPY_MIN];
+        let big = vec![9u8; 1024];
         input.extend(b"hh");
         input.extend(&big);
         input.extend(b"xyz");
         let base = input.data().as_ptr() as usize;
-        let body = input.take(2, ZERO_COPY_MIN);
+        let body = input.take(2, 1024);
         assert_eq!(&body[..], &big[..]);
         // Zero-copy: the body still lives in the receive allocation.
         assert_eq!(body.as_ptr() as usize, base + 2);
         assert_eq!(input.data(), b"xyz");
         let small = input.take(1, 2);
         assert_eq!(&small[..], b"yz");
+        assert_eq!(small.as_ptr() as usize, base + 2 + 1024 + 1);
         assert!(input.data().is_empty());
     }
 
