@@ -15,7 +15,9 @@ setup:
 dist:
 	$(CARGO) build --release -p ferromq-capi
 	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include
-	cp target/release/libzmq.so $(PREFIX)/lib/libzmq.so.5
+	# Copy then rename: programs still running on the old library keep their mapping.
+	cp target/release/libzmq.so $(PREFIX)/lib/.libzmq.so.5.tmp
+	mv -f $(PREFIX)/lib/.libzmq.so.5.tmp $(PREFIX)/lib/libzmq.so.5
 	ln -sf libzmq.so.5 $(PREFIX)/lib/libzmq.so
 	cp include/zmq.h $(PREFIX)/include/zmq.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
@@ -32,6 +34,8 @@ test-bindings: dist
 	bash conformance/cpp/run.sh
 	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
 	bash conformance/rust-zmq/run.sh
+	bash bindings/node/run-tests.sh
+	bash bindings/java/run-tests.sh
 
 test-rust:
 	$(CARGO) test --workspace --release

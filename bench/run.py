@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ferromq benchmark runner (workloads A and B of BENCHMARKS.md).
+"""ferromq benchmark runner (workloads A, B, C and D of BENCHMARKS.md).
 
 Builds the driver (bench/driver/zbench.c), runs the benchmark matrix over
 every library under test -- interleaved per run (A, B, A, B, ...) -- and
@@ -36,6 +36,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bindings  # noqa: E402  (workload C)
+
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
 DRIVER_SRC = BENCH_DIR / "driver" / "zbench.c"
@@ -58,6 +61,7 @@ PATTERN_TITLES = {
     "router_router": "ROUTER/ROUTER",
     "router_router_poll": "ROUTER/ROUTER + zmq_poll",
     "reqrep": "REQ/REP",
+    "router_par": "ROUTER → ROUTER, parallel receiver (workload D)",
 }
 TRANSPORTS = ["tcp", "ipc", "inproc"]
 TRANSPORT_TITLES = {"tcp": "TCP", "ipc": "IPC", "inproc": "inproc"}
@@ -68,6 +72,12 @@ A_SIZES_FULL = [64, 1500, 65536]
 A_SIZES_QUICK = [64, 1500]
 A_TRANSPORTS_FULL = ["tcp", "ipc"]
 A_TRANSPORTS_QUICK = ["tcp"]
+# Workload D (seed 004): messageCount 10000, sizes 64/1500/65536, JMH-style
+# iterations (1 warmup + 5 timed); quick: 2000 messages, 1 + 2 iterations.
+D_SIZES = [64, 1500, 65536]
+D_COUNT_FULL, D_COUNT_QUICK = 10_000, 2_000
+D_ITER_FULL, D_ITER_QUICK = 5, 2
+D_WARMUP = 1
 
 FULL_RUNS = 5
 QUICK_RUNS = 1
@@ -210,6 +220,7 @@ class Cell:
     hwm: str = "default"  # "default" or a number ("0" = unlimited)
     warmup: int = 0
     null: bool = False
+    iterations: int = 0   # workload D: timed iterations per run
 
     @property
     def id(self) -> str:
@@ -248,7 +259,7 @@ def lat_count(size: int, quick: bool, scale: float = 1.0) -> int:
 
 
 def build_plan(quick: bool, *, sizes=None, patterns=None, transports=None,
-               hwms=None, workloads=("A", "B"), scale=1.0, null=True,
+               hwms=None, workloads=("A", "B", "D"), scale=1.0, null=True,
                only: str | None = None) -> list[Cell]:
     sizes = list(sizes or (QUICK_SIZES if quick else FULL_SIZES))
     patterns = list(patterns or PATTERNS)
@@ -281,6 +292,19 @@ def build_plan(quick: bool, *, sizes=None, patterns=None, transports=None,
                 cells.append(Cell("A", "lat", "reqrep", t, s,
                                   lat_count(s, quick, scale), "default",
                                   warmup))
+    if "D" in workloads:
+        # Library-default HWM is the seed's setting; HWM 0 also in full mode
+        # (quick mode: HWM 0 only, like workload B).
+        d_hwms = ["0"] if quick else ["default", "0"]
+        if hwms and set(hwms) != set(["0"] if quick else ["0", "default"]):
+            d_hwms = hwms
+        for hwm in d_hwms:
+            for s in D_SIZES:
+                n = max(MIN_THR_COUNT, int((D_COUNT_QUICK if quick
+                                            else D_COUNT_FULL) * scale))
+                cells.append(Cell("D", "thr", "router_par", "tcp", s, n, hwm,
+                                  D_WARMUP, iterations=D_ITER_QUICK if quick
+                                  else D_ITER_FULL))
     if null:
         cells.append(Cell("B", "thr", "pushpull", "tcp", 64,
                           thr_count(64, quick, scale), "0", null=True))
@@ -456,7 +480,11 @@ def run_in_process(driver: Path, lib: Lib, cell: Cell, timeout: int) -> dict:
     argv = [str(driver), "--lib", lib.path, "--timeout", str(timeout),
             cell.kind, "--transport", cell.transport, "--size", str(cell.size),
             "--count", str(cell.count)]
-    if cell.kind == "thr":
+    if cell.pattern == "router_par":
+        argv[5] = "router_par"
+        argv += ["--hwm", cell.hwm, "--iterations", str(cell.iterations),
+                 "--warmup", str(cell.warmup)]
+    elif cell.kind == "thr":
         argv += ["--pattern", cell.pattern, "--hwm", cell.hwm]
     else:
         argv += ["--warmup", str(cell.warmup)]
@@ -561,6 +589,9 @@ def cell_timeout(cell: Cell, fixed: int | None = None) -> int:
     the suite."""
     if fixed:
         return fixed
+    if cell.pattern == "router_par":
+        n = cell.count * (cell.iterations + cell.warmup)
+        return int(math.ceil(30 + n / 20_000 + n * cell.size / 50e6))
     if cell.kind == "thr":
         t = 30 + cell.count / 20_000 + cell.count * cell.size / 50e6
     else:
@@ -860,6 +891,28 @@ def render_markdown(report: dict) -> str:
         section("### Latency: REQ connects, REP binds (mean one-way µs)",
                 lat_a, fmt_us)
         out.extend(_lat_percentile_table(lat_a))
+    # Workload D.
+    d_cells = [c for c in norm if c["workload"] == "D"]
+    if d_cells:
+        it = d_cells[0].get("iterations") or "?"
+        out += ["## Workload D — parallel ROUTER → ROUTER throughput (msg/s)",
+                "",
+                f"Seed 004: ROUTER `r1` (ROUTER_MANDATORY) sends {d_cells[0]['count']} "
+                "two-frame messages (routing id `r2` + payload) from the main "
+                "thread while a fresh receiver thread receives them on ROUTER "
+                f"`r2`; route established before timing; {d_cells[0]['warmup']} "
+                f"warmup + {it} timed iterations per run, msg/s = messages / "
+                "time of the timed iterations (thread start to join).", ""]
+        for hwm in sorted({c["hwm"] for c in d_cells}, reverse=True):
+            hdesc = "0 = unlimited" if hwm == "0" else (
+                "library default (the seed's setting)" if hwm == "default"
+                else hwm)
+            section(f"### HWM {hdesc}",
+                    [c for c in d_cells if c["hwm"] == hwm], fmt_rate)
+    # Workload C.
+    if report.get("bindings"):
+        out += [bindings.render_markdown(sys.modules[__name__],
+                                         report["bindings"]), ""]
     # Null test.
     nulls = [c for c in cells if c["null"]]
     if nulls:
@@ -891,11 +944,14 @@ def render_markdown(report: dict) -> str:
                 "`e2e_msg_per_s` (first send to last receive) in results.json: "
                 + ", ".join(drained), ""]
     failed = [c for c in cells if not c["ok"]]
+    c_failed = (report.get("bindings") or {}).get("failed", [])
     out += ["## Failures", ""]
-    if failed:
+    if failed or c_failed:
         for c in failed:
             for e in c["errors"] or ["no number"]:
                 out.append(f"- `{c['id']}`: {e}")
+        for e in c_failed:
+            out.append(f"- workload C {bindings.oneline(e)}")
     else:
         out.append("None: every cell produced a number.")
     out += ["", "Method: see `bench/README.md`. Raw runs: `results.json`.", ""]
@@ -925,7 +981,8 @@ def _lat_percentile_table(cells: list[dict]) -> list[str]:
 # SVG (hand-written, no dependencies)
 # ---------------------------------------------------------------------------
 
-PALETTE = ["#d95f02", "#1b64b0", "#1b9e77", "#7570b3", "#e7298a", "#66a61e"]
+PALETTE = ["#d95f02", "#1b64b0", "#1b9e77", "#7570b3", "#e7298a", "#66a61e",
+           "#a6761d", "#17becf", "#666666", "#e6ab02"]
 DASHES = ["", "7,4", "2,3", "10,3,2,3"]
 
 
@@ -958,11 +1015,12 @@ def _fmt_tick(v: float) -> str:
 
 
 def svg_line_chart(title: str, series: list[dict], xlabel: str, ylabel: str,
-                   width: int = 760, height: int = 440) -> str:
+                   width: int = 760, height: int = 440,
+                   legend_width: int = 230) -> str:
     """Log-log line chart.  series: [{name, color, dash, points:[(x, y, lo,
     hi)]}]; x is plotted on a log2 axis with a tick at every x present, y on a
     log10 axis; lo..hi is drawn as a whisker (min-max over runs)."""
-    ml, mr, mt, mb = 78, 230, 40, 52
+    ml, mr, mt, mb = 78, legend_width, 40, 52
     pw, ph = width - ml - mr, height - mt - mb
     xs = sorted({p[0] for s in series for p in s["points"]})
     ys = [v for s in series for p in s["points"] for v in p[1:]
@@ -1090,6 +1148,9 @@ def render_svgs(report: dict) -> dict[str, str]:
         svgs[f"lat_{w}_{t}.svg"] = svg_line_chart(
             f"REQ/REP one-way latency, {TRANSPORT_TITLES[t]} ({mode})",
             series, "message size", "µs (median over runs)")
+    if report.get("bindings"):
+        svgs.update(bindings.render_svgs(sys.modules[__name__],
+                                         report["bindings"]))
     return svgs
 
 
@@ -1176,7 +1237,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hwm", help="comma-separated HWM settings for workload B "
                                   "throughput: 0 (unlimited) and/or default "
                                   "(quick: 0, full: 0,default)")
-    ap.add_argument("--workloads", default="A,B", help="A,B (default both)")
+    ap.add_argument("--workloads", default="A,B,C,D",
+                    help="any of A,B,C,D (default all)")
+    ap.add_argument("--langs", help="workload C languages (comma-separated "
+                    "keys; default all): " + ",".join(
+                        L.key for L in bindings.languages()))
     ap.add_argument("--only", metavar="REGEX", help="run only cells whose id "
                     "matches, e.g. 'B/thr/router'")
     ap.add_argument("--timeout", type=int,
@@ -1219,12 +1284,25 @@ def main(argv: list[str] | None = None) -> int:
         for h in hwms or []:
             if h != "default" and not h.isdigit():
                 raise SetupError(f"bad HWM {h!r}")
+        workloads = split(args.workloads) or ["A", "B", "C", "D"]
+        for w in workloads:
+            if w not in ("A", "B", "C", "D"):
+                raise SetupError(f"unknown workload {w!r}")
+        langs = split(args.langs)
+        known = [L.key for L in bindings.languages()]
+        for k in langs or []:
+            if k not in known:
+                raise SetupError(f"unknown language {k!r} ({', '.join(known)})")
+        if langs and "c" not in langs:
+            langs.insert(0, "c")   # overhead is always against C
         plan = build_plan(quick, sizes=sizes, patterns=patterns,
                           transports=transports, hwms=hwms,
-                          workloads=split(args.workloads) or ["A", "B"],
-                          scale=args.count_scale, null=not args.no_null,
+                          workloads=workloads,
+                          scale=args.count_scale,
+                          null=not args.no_null and bool(
+                              {"A", "B"} & set(workloads)),
                           only=args.only)
-        if not plan:
+        if not plan and "C" not in workloads:
             raise SetupError("the plan is empty (check --only/--sizes/...)")
         runs = args.runs or (QUICK_RUNS if quick else FULL_RUNS)
         if args.list:
@@ -1232,6 +1310,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{c.id}  count={c.count}" +
                       (f" warmup={c.warmup}" if c.kind == "lat" else ""))
             print(f"{len(plan)} cells, {runs} run(s) each", file=sys.stderr)
+            if "C" in workloads:
+                for L in bindings.languages():
+                    if not langs or L.key in langs:
+                        print(f"C/{L.key}  {L.name}: {L.binding}  "
+                              f"sizes={bindings.SIZES_QUICK if quick else bindings.SIZES_FULL}")
             return 0
 
         libs = [parse_lib_arg(s) for s in args.lib] if args.lib \
@@ -1266,7 +1349,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mode {mode_name}: {len(plan)} cells, {runs} run(s) per cell; "
           f"output {out_dir}", file=sys.stderr)
     t0 = time.monotonic()
-    raw = execute(plan, libs, driver, runs, args.null_runs, baseline, timeout)
+    raw = execute(plan, libs, driver, runs, args.null_runs, baseline,
+                  timeout) if plan else []
+    bind = None
+    if "C" in workloads:
+        bind = bindings.run_workload(sys.modules[__name__], libs, quick, runs,
+                                     args.count_scale, langs,
+                                     sizes=sizes and [s for s in sizes
+                                                      if s > 0])
     host["loadavg_end"] = list(os.getloadavg())
     cells = summarize_cells(plan, raw, [l.label for l in libs], baseline.label)
     failed = [c["id"] for c in cells if not c["ok"]]
@@ -1288,6 +1378,8 @@ def main(argv: list[str] | None = None) -> int:
         "cells": cells,
         "runs": raw,
     }
+    if bind is not None:
+        report["bindings"] = bind
     written = write_outputs(report, out_dir, plots=not args.no_plots)
     if args.out is None:
         latest = DEFAULT_OUT_ROOT / "latest"
@@ -1302,13 +1394,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{fmt_duration(time.monotonic() - t0)}", file=sys.stderr)
     for w in warnings:
         loud(w)
-    if failed:
-        print(f"run.py: {len(failed)} cell(s) failed to produce a number:",
-              file=sys.stderr)
+    c_failed = (bind or {}).get("failed", [])
+    if failed or c_failed:
+        print(f"run.py: {len(failed) + len(c_failed)} cell(s) failed to "
+              "produce a number:", file=sys.stderr)
         for c in cells:
             if not c["ok"]:
                 print(f"  {c['id']}: " + "; ".join(c["errors"] or ["no number"]),
                       file=sys.stderr)
+        for e in c_failed:
+            print(f"  C {e}", file=sys.stderr)
         return 1
     return 0
 

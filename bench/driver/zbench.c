@@ -186,12 +186,14 @@ typedef struct {
     size_t size;
     long count;
     long warmup;
+    long iterations; /* router_par: measured iterations */
     int hwm; /* -1 = library default */
     int timeout_s;
 } opts_t;
 
 static opts_t O = {
-    .size = 64, .count = 0, .warmup = -1, .hwm = -1, .timeout_s = 120,
+    .size = 64, .count = 0, .warmup = -1, .iterations = 5, .hwm = -1,
+    .timeout_s = 120,
 };
 static char g_version[32] = "unknown";
 
@@ -801,6 +803,163 @@ static int cmd_thr(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* router_par: workload D, parallel ROUTER -> ROUTER throughput (seed 004)  */
+/* ------------------------------------------------------------------------ */
+
+#define D_SND_ID "r1"
+#define D_RCV_ID "r2"
+
+typedef struct {
+    void *s;
+    unsigned char *ack; /* receiver thread sets it once done */
+} rpar_recv_t;
+
+/* One receiver thread per iteration, like the JMH benchmark: receive count
+ * two-frame messages (routing id of the sender, payload) and discard them. */
+static void *rpar_receiver(void *arg)
+{
+    rpar_recv_t *r = arg;
+    zb_msg_t m;
+    ZCHK(Z.msg_init(&m));
+    for (long i = 0; i < O.count; i++) {
+        ZCHK(Z.msg_recv(&m, r->s, 0));
+        if (!Z.msg_more(&m) || Z.msg_size(&m) != strlen(D_SND_ID)
+            || memcmp(Z.msg_data(&m), D_SND_ID, strlen(D_SND_ID)) != 0)
+            die("message %ld: first frame is not the sender's routing id",
+                i + 1);
+        ZCHK(Z.msg_recv(&m, r->s, 0));
+        if (Z.msg_more(&m) || Z.msg_size(&m) != O.size)
+            die("message %ld: expected one %zu-byte payload frame, got %zu",
+                i + 1, O.size, Z.msg_size(&m));
+        atomic_store_explicit(&g_progress, i + 1, memory_order_relaxed);
+    }
+    ZCHK(Z.msg_close(&m));
+    return NULL;
+}
+
+/* Receive one two-frame probe on ROUTER s from routing id `from`. */
+static void rpar_recv_probe(void *s, const char *from)
+{
+    zb_msg_t m;
+    ZCHK(Z.msg_init(&m));
+    ZCHK(Z.msg_recv(&m, s, 0));
+    if (!Z.msg_more(&m) || Z.msg_size(&m) != strlen(from)
+        || memcmp(Z.msg_data(&m), from, strlen(from)) != 0)
+        die("handshake: expected a probe from '%s'", from);
+    ZCHK(Z.msg_recv(&m, s, 0));
+    if (Z.msg_more(&m) || !is_probe(&m, Z.msg_size(&m)))
+        die("handshake: malformed probe");
+    ZCHK(Z.msg_close(&m));
+}
+
+/* Send a probe to routing id `to`, retrying (1 ms) while the route does not
+ * exist yet (ROUTER_MANDATORY: EHOSTUNREACH).  Returns the attempts. */
+static long rpar_send_probe(void *s, const char *to)
+{
+    static const unsigned char probe = PROBE_BYTE;
+    for (long attempt = 1;; attempt++) {
+        if (Z.send(s, to, strlen(to), ZB_SNDMORE | ZB_DONTWAIT) != -1) {
+            ZCHK(Z.send(s, &probe, 1, 0));
+            return attempt;
+        }
+        int e = Z.errno_();
+        if (e != EHOSTUNREACH && e != EAGAIN && e != EINTR)
+            zfail("zmq_send(probe routing id)", __LINE__);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int cmd_router_par(void)
+{
+    char ep[256];
+    if (O.endpoint)
+        snprintf(ep, sizeof ep, "%s", O.endpoint);
+    else
+        make_endpoint(O.transport, ep, sizeof ep);
+    void *ctx, *snd, *rcv;
+    ZPTR(Z.ctx_new(), ctx);
+    /* Setup (JMH @Setup): receiver ROUTER binds with routing id r2; sender
+     * ROUTER has routing id r1 and ROUTER_MANDATORY, so a send to r2 fails
+     * with EHOSTUNREACH until the route exists (and blocks at HWM rather
+     * than dropping); library-default HWM as in the seed, unless --hwm. */
+    ZPTR(Z.socket(ctx, ZB_ROUTER), rcv);
+    apply_hwm(rcv);
+    ZCHK(Z.setsockopt(rcv, ZB_ROUTING_ID, D_RCV_ID, strlen(D_RCV_ID)));
+    bind_endpoint(rcv, O.transport, ep, sizeof ep, O.endpoint != NULL);
+    ZPTR(Z.socket(ctx, ZB_ROUTER), snd);
+    apply_hwm(snd);
+    ZCHK(Z.setsockopt(snd, ZB_ROUTING_ID, D_SND_ID, strlen(D_SND_ID)));
+    set_int(snd, ZB_ROUTER_MANDATORY, 1, "zmq_setsockopt(ROUTER_MANDATORY)");
+    ZCHK(Z.connect(snd, ep));
+    /* Handshake exchange: r1 -> r2 once the route exists, then r2 -> r1. */
+    uint64_t h0 = now_ns();
+    long attempts = rpar_send_probe(snd, D_RCV_ID);
+    rpar_recv_probe(rcv, D_SND_ID);
+    rpar_send_probe(rcv, D_SND_ID);
+    rpar_recv_probe(snd, D_RCV_ID);
+    double sync_ms = (now_ns() - h0) / 1e6;
+
+    unsigned char *buf = make_payload(O.size);
+    long total = O.warmup + O.iterations;
+    double *rates = malloc(sizeof *rates * (size_t)(total > 0 ? total : 1));
+    if (!rates)
+        die("out of memory");
+    uint64_t measured_ns = 0;
+    for (long it = 0; it < total; it++) {
+        rpar_recv_t r = {rcv, NULL};
+        atomic_store(&g_progress, 0);
+        uint64_t t0 = now_ns();
+        pthread_t th;
+        if (pthread_create(&th, NULL, rpar_receiver, &r) != 0)
+            die("pthread_create failed");
+        for (long i = 0; i < O.count; i++) {
+            ZCHK(Z.send(snd, D_RCV_ID, strlen(D_RCV_ID), ZB_SNDMORE));
+            ZCHK(Z.send(snd, buf, O.size, 0));
+        }
+        pthread_join(th, NULL);
+        uint64_t el = now_ns() - t0;
+        if (el == 0)
+            el = 1;
+        rates[it] = (double)O.count * 1e9 / (double)el;
+        if (it >= O.warmup)
+            measured_ns += el;
+    }
+    ZCHK(Z.close(snd));
+    ZCHK(Z.close(rcv));
+    ZCHK(Z.ctx_term(ctx));
+    unlink_ipc(ep);
+    free(buf);
+    if (measured_ns == 0)
+        measured_ns = 1;
+    double msgs = (double)O.count * (double)O.iterations * 1e9
+                  / (double)measured_ns;
+    json_head(stdout, true);
+    printf(",\"pattern\":\"router_par\",\"transport\":\"%s\",\"endpoint\":",
+           O.transport);
+    json_str(stdout, ep);
+    printf(",\"size\":%zu,\"count\":%ld,\"iterations\":%ld,"
+           "\"warmup_iterations\":%ld,\"frames\":2",
+           O.size, O.count, O.iterations, O.warmup);
+    if (O.hwm >= 0)
+        printf(",\"hwm\":%d", O.hwm);
+    else
+        printf(",\"hwm\":\"default\"");
+    printf(",\"sync_ms\":%.3f,\"probe_attempts\":%ld,\"iter_msg_per_s\":[",
+           sync_ms, attempts);
+    for (long it = O.warmup; it < total; it++)
+        printf("%s%.3f", it > O.warmup ? "," : "", rates[it]);
+    printf("],\"warmup_msg_per_s\":[");
+    for (long it = 0; it < O.warmup; it++)
+        printf("%s%.3f", it ? "," : "", rates[it]);
+    printf("],\"elapsed_s\":%.9f,\"msg_per_s\":%.3f,\"mbit_per_s\":%.3f}\n",
+           measured_ns / 1e9, msgs, msgs * (double)O.size * 8.0 / 1e6);
+    fflush(stdout);
+    free(rates);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Latency                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -1163,6 +1322,12 @@ static void usage(FILE *f)
         "        workload A: separate processes (start local_* first);\n"
         "        lat-server / lat-client are aliases of local_lat / "
         "remote_lat\n"
+        "  router_par --transport T --size B --count N [--iterations K] "
+        "[--warmup W] [--hwm H]\n"
+        "        workload D: ROUTER r1 -> ROUTER r2, a fresh receiver thread\n"
+        "        per iteration receives N two-frame messages while the main\n"
+        "        thread sends them; W warmup + K timed iterations (default\n"
+        "        1 + 5); msg/s = N*K / time of the K iterations\n"
         "\n"
         "options:\n"
         "  --lib PATH        library to dlopen (required)\n"
@@ -1173,7 +1338,9 @@ static void usage(FILE *f)
         "  --count N         messages / timed round trips, >= 2\n"
         "  --hwm H           SNDHWM and RCVHWM on every socket; 'default'\n"
         "                    (library default, the default) or 0=unlimited\n"
-        "  --warmup W        untimed round trips before timing (default 100)\n"
+        "  --warmup W        untimed round trips before timing (default 100;\n"
+        "                    router_par: untimed iterations, default 1)\n"
+        "  --iterations K    router_par: timed iterations (default 5)\n"
         "  --ready-file F    local_*: create F once bound\n"
         "  --done-file F     local_thr: create F after the last message;\n"
         "                    remote_thr: wait for F before closing\n"
@@ -1207,6 +1374,7 @@ int main(int argc, char **argv)
         {"ready-file", required_argument, NULL, 'r'},
         {"done-file", required_argument, NULL, 'd'},
         {"timeout", required_argument, NULL, 'T'},
+        {"iterations", required_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -1229,6 +1397,7 @@ int main(int argc, char **argv)
         case 'w': O.warmup = parse_long("warmup", optarg, 0); break;
         case 'r': O.ready_file = optarg; break;
         case 'd': O.done_file = optarg; break;
+        case 'i': O.iterations = parse_long("iterations", optarg, 1); break;
         case 'T': O.timeout_s = (int)parse_long("timeout", optarg, 0); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -1258,6 +1427,7 @@ int main(int argc, char **argv)
         {"remote_thr", cmd_remote_thr, true},
         {"local_lat", cmd_local_lat, true},
         {"remote_lat", cmd_remote_lat, true},
+        {"router_par", cmd_router_par, true},
     };
     int (*fn)(void) = NULL;
     bool needs_count = false;
@@ -1271,7 +1441,7 @@ int main(int argc, char **argv)
     if (needs_count && O.count < 2)
         die_code(2, "%s needs --count N (N >= 2)", O.cmd);
     if (O.warmup < 0)
-        O.warmup = 100;
+        O.warmup = strcmp(O.cmd, "router_par") == 0 ? 1 : 100;
 
     arm_watchdog(); /* covers dlopen too */
     load_library(O.lib);

@@ -441,7 +441,8 @@ def test_end_to_end_quick_matrix_libzmq_under_both_labels(driver, tmp_path):
     r = subprocess.run(
         [sys.executable, str(RUN_PY), "--lib", f"ferromq={lib}",
          "--lib", f"libzmq={lib}", "--count-scale", "0.1", "--driver",
-         str(driver), "--out", str(out), "--timeout", "60"],
+         str(driver), "--out", str(out), "--timeout", "60",
+         "--workloads", "A,B,D"],   # C has its own tests (test_bindings.py)
         capture_output=True, text=True, env=env, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     data = json.loads((out / "results.json").read_text())
@@ -486,7 +487,8 @@ def test_runner_exits_nonzero_and_names_a_failed_cell(monkeypatch, tmp_path,
     monkeypatch.setattr(run, "run_cell_once", fake_run)
     rc = run.main(["--lib", f"a={fake_lib}", "--lib", f"libzmq={fake_lib}",
                    "--driver", str(fake_driver), "--out", str(tmp_path / "o"),
-                   "--only", "^B/thr/pair/tcp/", "--no-plots"])
+                   "--only", "^B/thr/pair/tcp/", "--no-plots",
+                   "--workloads", "A,B"])
     err = capsys.readouterr().err
     assert rc == 1
     assert "B/thr/pair/tcp/64/hwm0" in err and "zmq_bind failed" in err

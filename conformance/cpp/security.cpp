@@ -1,6 +1,5 @@
 // PLAIN authentication with a user-written ZAP handler (the way cppzmq users do it),
 // plus the User-Id / Peer-Address metadata it produces on received messages.
-// cppzmq-conformance: known-gap PLAIN/CURVE/ZAP not implemented (README, issue 6)
 #include "check.hpp"
 #include <zmq.hpp>
 #include <zmq_addon.hpp>

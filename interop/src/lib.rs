@@ -45,6 +45,30 @@ pub mod zmq {
     pub const XPUB_VERBOSE: i32 = 40;
     /// `ZMQ_CONNECT_ROUTING_ID`
     pub const CONNECT_ROUTING_ID: i32 = 61;
+    /// `ZMQ_PLAIN_SERVER`
+    pub const PLAIN_SERVER: i32 = 44;
+    /// `ZMQ_PLAIN_USERNAME`
+    pub const PLAIN_USERNAME: i32 = 45;
+    /// `ZMQ_PLAIN_PASSWORD`
+    pub const PLAIN_PASSWORD: i32 = 46;
+    /// `ZMQ_CURVE_SERVER`
+    pub const CURVE_SERVER: i32 = 47;
+    /// `ZMQ_CURVE_PUBLICKEY`
+    pub const CURVE_PUBLICKEY: i32 = 48;
+    /// `ZMQ_CURVE_SECRETKEY`
+    pub const CURVE_SECRETKEY: i32 = 49;
+    /// `ZMQ_CURVE_SERVERKEY`
+    pub const CURVE_SERVERKEY: i32 = 50;
+    /// `ZMQ_ZAP_DOMAIN`
+    pub const ZAP_DOMAIN: i32 = 55;
+    /// `ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL`
+    pub const EVENT_HANDSHAKE_FAILED_NO_DETAIL: u16 = 0x0800;
+    /// `ZMQ_EVENT_HANDSHAKE_SUCCEEDED`
+    pub const EVENT_HANDSHAKE_SUCCEEDED: u16 = 0x1000;
+    /// `ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL`
+    pub const EVENT_HANDSHAKE_FAILED_PROTOCOL: u16 = 0x2000;
+    /// `ZMQ_EVENT_HANDSHAKE_FAILED_AUTH`
+    pub const EVENT_HANDSHAKE_FAILED_AUTH: u16 = 0x4000;
     /// `ZMQ_DONTWAIT`
     pub const DONTWAIT: i32 = 1;
     /// `ZMQ_SNDMORE`
@@ -123,6 +147,7 @@ type CloseFn = unsafe extern "C" fn(*mut c_void) -> c_int;
 type SetsockoptFn = unsafe extern "C" fn(*mut c_void, c_int, *const c_void, usize) -> c_int;
 type GetsockoptFn = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, *mut usize) -> c_int;
 type EndpointFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
+type MonitorFn = unsafe extern "C" fn(*mut c_void, *const c_char, c_int) -> c_int;
 type SendFn = unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int) -> c_int;
 type MsgFn = unsafe extern "C" fn(*mut RawMsg) -> c_int;
 type MsgRecvFn = unsafe extern "C" fn(*mut RawMsg, *mut c_void, c_int) -> c_int;
@@ -157,6 +182,7 @@ pub struct LibZmq {
     msg_gets: MsgGetsFn,
     errno: ErrnoFn,
     version: VersionFn,
+    socket_monitor: MonitorFn,
 }
 
 fn dlerror_string() -> String {
@@ -233,6 +259,7 @@ impl LibZmq {
                 msg_gets: symbol(handle, "zmq_msg_gets")?,
                 errno: symbol(handle, "zmq_errno")?,
                 version: symbol(handle, "zmq_version")?,
+                socket_monitor: symbol(handle, "zmq_socket_monitor")?,
             })
         }
     }
@@ -424,6 +451,18 @@ impl ZmqSocket {
         self.endpoint_call(self.lib().disconnect, ep)
     }
 
+    /// `zmq_socket_monitor`: publish `events` on the inproc endpoint `ep`.
+    pub fn monitor(&self, ep: &str, events: i32) -> Result<(), Errno> {
+        let c = CString::new(ep).expect("endpoint has no NUL");
+        // SAFETY: the socket is live; c is a valid NUL-terminated string.
+        let rc = unsafe { (self.lib().socket_monitor)(self.raw, c.as_ptr(), events) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(self.lib().errno())
+        }
+    }
+
     /// `zmq_send` of one frame.
     pub fn send(&self, data: &[u8], flags: i32) -> Result<(), Errno> {
         // SAFETY: raw is a live socket; data points to data.len() readable bytes which
@@ -536,6 +575,9 @@ pub trait AnySocket: Send {
     /// (`zmq_msg_gets`), `None` for absent ones.
     fn recv_props(&self, flags: i32, props: &[&str]) -> Result<Frame, Errno>;
 
+    /// Starts a socket monitor publishing `events` on the inproc endpoint `ep`.
+    fn monitor(&self, ep: &str, events: i32) -> Result<(), Errno>;
+
     /// setsockopt for an `int` option.
     fn set_int(&self, opt: i32, v: i32) -> Result<(), Errno> {
         self.set_bytes(opt, &v.to_ne_bytes())
@@ -575,6 +617,9 @@ impl AnySocket for ferromq::Socket {
     }
     fn connect(&self, ep: &str) -> Result<(), Errno> {
         Ok(ferromq::Socket::connect(self, ep)?)
+    }
+    fn monitor(&self, ep: &str, events: i32) -> Result<(), Errno> {
+        Ok(ferromq::Socket::monitor(self, Some(ep), events as u32)?)
     }
     fn last_endpoint(&self) -> Result<String, Errno> {
         match self.get_option(zmq::LAST_ENDPOINT)? {
@@ -619,6 +664,9 @@ impl AnySocket for ZmqSocket {
     }
     fn connect(&self, ep: &str) -> Result<(), Errno> {
         ZmqSocket::connect(self, ep)
+    }
+    fn monitor(&self, ep: &str, events: i32) -> Result<(), Errno> {
+        ZmqSocket::monitor(self, ep, events)
     }
     fn last_endpoint(&self) -> Result<String, Errno> {
         ZmqSocket::last_endpoint(self)

@@ -90,8 +90,8 @@ fn has_capability(name: &[u8]) -> bool {
         // ipc:// is implemented. "draft" stays 0: the poller functions are exported (bindings
         // probe for them), but the draft socket types are not implemented, and bindings
         // that see "draft" = 1 would try to create them.
-        b"ipc" => true,
-        // pgm, tipc, norm, vmci, ws, wss, curve, gssapi and anything unknown: not built in.
+        b"ipc" | b"curve" => true,
+        // pgm, tipc, norm, vmci, ws, wss, gssapi and anything unknown: not built in.
         _ => false,
     }
 }
@@ -119,7 +119,7 @@ mod tests {
     #[test]
     fn capabilities() {
         assert!(has_capability(b"ipc"));
-        assert!(!has_capability(b"curve"));
+        assert!(has_capability(b"curve"));
         assert!(!has_capability(b"tcp"));
         assert!(!has_capability(b"pgm"));
     }

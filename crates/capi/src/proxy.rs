@@ -7,7 +7,7 @@
 //! direction. The proxy runs until its context is terminated (-1, ETERM) or, when
 //! steerable, until a TERMINATE command (0).
 
-use crate::errno::{ffi, CResult, Errno};
+use crate::errno::{fail, ffi, CResult, Errno};
 use crate::poll::wait_for_change;
 use crate::socket::sock_ref;
 use ferromq::{Error, Msg, Socket, SocketType, DONTWAIT, POLLIN, POLLOUT, SNDMORE};
@@ -173,6 +173,10 @@ unsafe fn proxy(
     control: *mut c_void,
 ) -> c_int {
     ffi(-1, || {
+        // libzmq checks these two for NULL first (EFAULT); other bad handles are ENOTSOCK.
+        if frontend.is_null() || backend.is_null() {
+            return fail(libc::EFAULT);
+        }
         // SAFETY (all four): forwarded caller contract.
         let front = unsafe { sock_ref(frontend)? };
         // SAFETY: as above.

@@ -103,6 +103,15 @@ pub(crate) fn encode_option(option: c_int, value: OptionValue, cap: usize) -> CR
         OptionValue::Int64(v) => (v.to_ne_bytes().to_vec(), cap == 8),
         OptionValue::Uint64(v) => (v.to_ne_bytes().to_vec(), cap == 8),
         OptionValue::Binary(b) => (b.to_vec(), cap >= b.len()),
+        // libzmq: exactly 32 bytes gives the raw key, exactly 41 the Z85 text + NUL.
+        OptionValue::CurveKey(k) if cap == 32 => (k.to_vec(), true),
+        OptionValue::CurveKey(k) => {
+            let mut text = ferromq_zmtp::z85::encode(&k)
+                .expect("32 bytes is a multiple of 4")
+                .into_bytes();
+            text.push(0);
+            (text, cap == 41)
+        }
         OptionValue::Str(s) => {
             let mut v = Vec::with_capacity(s.len() + 1);
             v.extend_from_slice(s.as_bytes());

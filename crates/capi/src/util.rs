@@ -2,6 +2,7 @@
 //! minimal thread wrapper.
 
 use crate::errno::{fail, ffi, ffi_void, CResult, Errno};
+use ferromq_zmtp::curve::KeyPair;
 use ferromq_zmtp::z85;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_ulong, c_void};
@@ -62,22 +63,62 @@ pub unsafe extern "C" fn zmq_z85_decode(dest: *mut u8, string: *const c_char) ->
     })
 }
 
-/// CURVE is not implemented: -1 with ENOTSUP (as libzmq built without CURVE).
+/// Writes 40 Z85 characters and a NUL into a buffer of at least 41 bytes.
 ///
 /// # Safety
-/// No pointer is accessed.
-#[no_mangle]
-pub unsafe extern "C" fn zmq_curve_keypair(_public: *mut c_char, _secret: *mut c_char) -> c_int {
-    ffi(-1, || fail(libc::ENOTSUP))
+/// `dest` must be writable for 41 bytes.
+unsafe fn write_z85_key(dest: *mut c_char, key: &[u8; 32]) {
+    let text = z85::encode(key).expect("32 bytes is a multiple of 4");
+    // SAFETY: the caller guarantees 41 writable bytes; text is 40 ASCII bytes.
+    unsafe {
+        ptr::copy_nonoverlapping(text.as_ptr(), dest as *mut u8, 40);
+        *dest.add(40) = 0;
+    }
 }
 
-/// CURVE is not implemented: -1 with ENOTSUP (as libzmq built without CURVE).
+/// Generates a CURVE key pair from the OS random source and writes both keys as
+/// 40-character Z85 strings (41 bytes with the NUL each).
 ///
 /// # Safety
-/// No pointer is accessed.
+/// Both pointers must be NULL (EFAULT) or writable for 41 bytes.
 #[no_mangle]
-pub unsafe extern "C" fn zmq_curve_public(_public: *mut c_char, _secret: *const c_char) -> c_int {
-    ffi(-1, || fail(libc::ENOTSUP))
+pub unsafe extern "C" fn zmq_curve_keypair(public: *mut c_char, secret: *mut c_char) -> c_int {
+    ffi(-1, || {
+        if public.is_null() || secret.is_null() {
+            return fail(libc::EFAULT);
+        }
+        let pair = KeyPair::generate().map_err(|_| Errno(libc::EIO))?;
+        // SAFETY: non-NULL and 41 bytes long per the caller's contract.
+        unsafe {
+            write_z85_key(public, &pair.public);
+            write_z85_key(secret, &pair.secret);
+        }
+        Ok(0)
+    })
+}
+
+/// Derives the Z85 public key of a Z85 secret key (40 characters). EINVAL if the
+/// secret is not valid Z85 for 32 bytes.
+///
+/// # Safety
+/// `public` must be NULL (EFAULT) or writable for 41 bytes; `secret` NULL or a
+/// NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn zmq_curve_public(public: *mut c_char, secret: *const c_char) -> c_int {
+    ffi(-1, || {
+        if public.is_null() || secret.is_null() {
+            return fail(libc::EFAULT);
+        }
+        // SAFETY: non-NULL and NUL-terminated per the caller's contract.
+        let text = unsafe { CStr::from_ptr(secret) };
+        let text = text.to_str().map_err(|_| Errno(libc::EINVAL))?;
+        let bytes = zeroize::Zeroizing::new(z85::decode(text).ok_or(Errno(libc::EINVAL))?);
+        let key: [u8; 32] = bytes[..].try_into().map_err(|_| Errno(libc::EINVAL))?;
+        let pair = KeyPair::from_secret(key);
+        // SAFETY: non-NULL and 41 bytes long per the caller's contract.
+        unsafe { write_z85_key(public, &pair.public) };
+        Ok(0)
+    })
 }
 
 /// Borrows an atomic counter.

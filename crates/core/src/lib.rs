@@ -30,6 +30,7 @@ mod signal;
 mod socket;
 mod spsc;
 mod transport;
+mod zap;
 
 pub use ctx::{opt as ctx_opt, Context};
 pub use error::{Error, Result};
@@ -38,3 +39,7 @@ pub use monitor::event;
 pub use msg::{Metadata, Msg, INLINE_CAP};
 pub use options::OptionValue;
 pub use socket::{Socket, DONTWAIT, POLLIN, POLLOUT, SNDMORE};
+#[doc(hidden)]
+pub use transport::fuzz_parse_endpoint;
+#[doc(hidden)]
+pub use zap::fuzz_parse_zap_reply;

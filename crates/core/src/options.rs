@@ -2,6 +2,9 @@
 
 use crate::error::{Error, Result};
 use bytes::Bytes;
+use ferromq_zmtp::curve::KeyPair;
+use ferromq_zmtp::{z85, MechanismConfig};
+use zeroize::{Zeroize, Zeroizing};
 
 /// libzmq's socket option numbers used by the core.
 #[allow(missing_docs)]
@@ -44,6 +47,9 @@ pub mod id {
     pub const PLAIN_USERNAME: i32 = 45;
     pub const PLAIN_PASSWORD: i32 = 46;
     pub const CURVE_SERVER: i32 = 47;
+    pub const CURVE_PUBLICKEY: i32 = 48;
+    pub const CURVE_SECRETKEY: i32 = 49;
+    pub const CURVE_SERVERKEY: i32 = 50;
     pub const PROBE_ROUTER: i32 = 51;
     pub const REQ_CORRELATE: i32 = 52;
     pub const REQ_RELAXED: i32 = 53;
@@ -131,6 +137,86 @@ pub struct Options {
     pub(crate) socks_proxy: String,
     pub(crate) socks_username: String,
     pub(crate) socks_password: String,
+    pub(crate) security: Security,
+}
+
+/// `ZMQ_MECHANISM` values.
+pub mod mechanism {
+    /// `ZMQ_NULL`
+    pub const NULL: i32 = 0;
+    /// `ZMQ_PLAIN`
+    pub const PLAIN: i32 = 1;
+    /// `ZMQ_CURVE`
+    pub const CURVE: i32 = 2;
+}
+
+/// A secret byte string: wiped on drop, never printed.
+#[derive(Clone, Default)]
+pub(crate) struct Secret(pub(crate) Zeroizing<Vec<u8>>);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// The security settings, as libzmq keeps them: the last option set decides the
+/// mechanism and the role.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Security {
+    pub(crate) mechanism: i32,
+    pub(crate) as_server: bool,
+    pub(crate) plain_username: Vec<u8>,
+    pub(crate) plain_password: Secret,
+    pub(crate) curve_public: [u8; 32],
+    pub(crate) curve_secret: Secret,
+    pub(crate) curve_server: [u8; 32],
+}
+
+impl Security {
+    /// The engine's mechanism configuration for these settings.
+    pub(crate) fn mechanism_config(&self) -> MechanismConfig {
+        match (self.mechanism, self.as_server) {
+            (mechanism::PLAIN, true) => MechanismConfig::PlainServer,
+            (mechanism::PLAIN, false) => MechanismConfig::PlainClient {
+                username: self.plain_username.clone(),
+                password: self.plain_password.0.clone(),
+            },
+            (mechanism::CURVE, server) => {
+                let mut secret = [0u8; 32];
+                let n = self.curve_secret.0.len().min(32);
+                secret[..n].copy_from_slice(&self.curve_secret.0[..n]);
+                let keys = KeyPair {
+                    public: self.curve_public,
+                    secret: Zeroizing::new(secret),
+                };
+                secret.zeroize();
+                if server {
+                    MechanismConfig::CurveServer { keys }
+                } else {
+                    MechanismConfig::CurveClient {
+                        keys,
+                        server_key: self.curve_server,
+                    }
+                }
+            }
+            _ => MechanismConfig::Null,
+        }
+    }
+}
+
+/// Reads a CURVE key option: 32 raw bytes, or 40 Z85 characters (optionally
+/// NUL-terminated), as libzmq accepts.
+fn curve_key(val: &[u8]) -> Result<[u8; 32]> {
+    let text = match val.len() {
+        32 => return Ok(val.try_into().expect("length checked")),
+        40 => val,
+        41 if val[40] == 0 => &val[..40],
+        _ => return Err(Error::InvalidArgument),
+    };
+    let text = std::str::from_utf8(text).map_err(|_| Error::InvalidArgument)?;
+    let key = z85::decode(text).ok_or(Error::InvalidArgument)?;
+    key.try_into().map_err(|_| Error::InvalidArgument)
 }
 
 impl Default for Options {
@@ -180,6 +266,7 @@ impl Default for Options {
             socks_proxy: String::new(),
             socks_username: String::new(),
             socks_password: String::new(),
+            security: Security::default(),
         }
     }
 }
@@ -233,6 +320,9 @@ pub enum OptionValue {
     Binary(Bytes),
     /// A string returned with its NUL terminator.
     Str(String),
+    /// A CURVE key: 32 raw bytes for a 32-byte buffer, 40 Z85 characters and
+    /// a NUL for a 41-byte one.
+    CurveKey([u8; 32]),
 }
 
 impl Options {
@@ -308,10 +398,48 @@ impl Options {
             }
             CONFLATE => self.conflate = strict_bool_value(val)?,
             PLAIN_SERVER | CURVE_SERVER => {
-                if bool_value(val)? {
-                    // The security mechanisms are not implemented yet (issue 6).
-                    return Err(Error::NotSupported);
+                let v = int_value(val)?;
+                if v != 0 && v != 1 {
+                    return Err(Error::InvalidArgument);
                 }
+                let sec = &mut self.security;
+                sec.as_server = v == 1;
+                sec.mechanism = match (v, opt) {
+                    (0, _) => mechanism::NULL,
+                    (_, PLAIN_SERVER) => mechanism::PLAIN,
+                    _ => mechanism::CURVE,
+                };
+            }
+            PLAIN_USERNAME | PLAIN_PASSWORD => {
+                if val.len() > 255 {
+                    return Err(Error::InvalidArgument);
+                }
+                let sec = &mut self.security;
+                if val.is_empty() {
+                    // libzmq: a NULL value switches back to the NULL mechanism.
+                    sec.mechanism = mechanism::NULL;
+                } else {
+                    if opt == PLAIN_USERNAME {
+                        sec.plain_username = val.to_vec();
+                    } else {
+                        sec.plain_password = Secret(Zeroizing::new(val.to_vec()));
+                    }
+                    sec.as_server = false;
+                    sec.mechanism = mechanism::PLAIN;
+                }
+            }
+            CURVE_PUBLICKEY | CURVE_SECRETKEY | CURVE_SERVERKEY => {
+                let key = Zeroizing::new(curve_key(val)?);
+                let sec = &mut self.security;
+                match opt {
+                    CURVE_PUBLICKEY => sec.curve_public = *key,
+                    CURVE_SECRETKEY => sec.curve_secret = Secret(Zeroizing::new(key.to_vec())),
+                    _ => {
+                        sec.curve_server = *key;
+                        sec.as_server = false;
+                    }
+                }
+                sec.mechanism = mechanism::CURVE;
             }
             INVERT_MATCHING => self.invert_matching = bool_value(val)?,
             IPV4ONLY => self.ipv6 = !strict_bool_value(val)?,
@@ -383,9 +511,28 @@ impl Options {
             SOCKS_PROXY => Str(self.socks_proxy.clone()),
             SOCKS_USERNAME => Str(self.socks_username.clone()),
             SOCKS_PASSWORD => Str(self.socks_password.clone()),
-            PLAIN_USERNAME | PLAIN_PASSWORD => Str(String::new()),
-            MECHANISM => Int(0),
-            PLAIN_SERVER | CURVE_SERVER | THREAD_SAFE => Int(0),
+            PLAIN_USERNAME => {
+                Str(String::from_utf8_lossy(&self.security.plain_username).into_owned())
+            }
+            PLAIN_PASSWORD => {
+                Str(String::from_utf8_lossy(&self.security.plain_password.0).into_owned())
+            }
+            MECHANISM => Int(self.security.mechanism),
+            PLAIN_SERVER => {
+                Int((self.security.as_server && self.security.mechanism == mechanism::PLAIN) as i32)
+            }
+            CURVE_SERVER => {
+                Int((self.security.as_server && self.security.mechanism == mechanism::CURVE) as i32)
+            }
+            CURVE_PUBLICKEY => CurveKey(self.security.curve_public),
+            CURVE_SECRETKEY => {
+                let mut k = [0u8; 32];
+                let s = &self.security.curve_secret.0;
+                k[..s.len().min(32)].copy_from_slice(&s[..s.len().min(32)]);
+                CurveKey(k)
+            }
+            CURVE_SERVERKEY => CurveKey(self.security.curve_server),
+            THREAD_SAFE => Int(0),
             _ => return None,
         })
     }

@@ -212,7 +212,9 @@ impl Queue {
         }
     }
 
-    /// True if a new message may be started now (or a multipart message continued).
+    /// True if a new message may be started now (or a multipart message continued). When
+    /// not, the writer is marked blocked so the reader's next pop below the mark wakes it:
+    /// a caller that checks before pushing (ROUTER) waits for exactly that wake-up.
     pub(crate) fn can_write(&self) -> bool {
         if self.reader_closed.load(Ordering::Acquire) {
             return false;
@@ -221,7 +223,7 @@ impl Queue {
             return true;
         }
         let mut w = self.ring.writer();
-        w.writing_more || self.has_room(&mut w, false)
+        w.writing_more || self.has_room(&mut w, true)
     }
 
     /// For the I/O thread before decoding more input: true if a new message fits; if not,

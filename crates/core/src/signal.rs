@@ -159,6 +159,20 @@ impl Signal {
         self.fd
     }
 
+    /// Called when a send or recv would block (EAGAIN): arms `ZMQ_FD` so the next change
+    /// makes it readable. libzmq drains its mailbox in every send/recv, so bindings that
+    /// wait on `ZMQ_FD` right after EAGAIN, without reading `ZMQ_EVENTS`, are woken.
+    /// `seen` is the generation read before the attempt: a change since then (which found
+    /// the fd unarmed) makes the fd readable at once, so no wake-up is lost.
+    pub(crate) fn arm(&self, seen: u64) {
+        self.fd_armed.store(true, Ordering::SeqCst);
+        if self.generation.load(Ordering::SeqCst) != seen
+            && self.fd_armed.swap(false, Ordering::SeqCst)
+        {
+            self.write_fd();
+        }
+    }
+
     /// Called when the owner reads `ZMQ_EVENTS`: drains the eventfd and arms it so the next
     /// change makes it readable again (edge-triggered, as libzmq's).
     pub(crate) fn rearm(&self) {

@@ -241,6 +241,7 @@ impl Socket {
                 st.opts.sndtimeo
             };
             if flags & DONTWAIT != 0 || timeout == 0 {
+                sig.arm(seen);
                 return Err((Error::Again, msg));
             }
             if sig.spin(seen) {
@@ -281,6 +282,7 @@ impl Socket {
                 st.opts.rcvtimeo
             };
             if flags & DONTWAIT != 0 || timeout == 0 {
+                sig.arm(seen);
                 return Err(Error::Again);
             }
             if sig.spin(seen) {

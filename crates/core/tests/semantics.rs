@@ -239,6 +239,56 @@ fn router_drops_at_hwm() {
     term(ctx);
 }
 
+/// A ROUTER_MANDATORY sender blocked at the HWM must resume when the peer drains (found
+/// by the benchmark suite's workload D: over tcp the sender never woke up).
+fn router_mandatory_blocking_send_resumes(ep: &str) {
+    let ctx = Context::new();
+    let rx = sock(&ctx, SocketType::Router);
+    rx.set_option(opt::ROUTING_ID, b"receiver").unwrap();
+    rx.set_int(opt::RCVHWM, 10).unwrap();
+    rx.bind(ep).unwrap();
+    let ep = last_endpoint(&rx);
+    let tx = sock(&ctx, SocketType::Router);
+    tx.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    tx.set_int(opt::SNDHWM, 10).unwrap();
+    tx.set_int(opt::SNDTIMEO, -1).unwrap();
+    tx.connect(&ep).unwrap();
+    // Wait for the route.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while tx.send(b"receiver", SNDMORE | DONTWAIT).is_err() {
+        assert!(Instant::now() < deadline, "route to the receiver never appeared");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    tx.send(b"first", 0).unwrap();
+    const N: usize = 5000;
+    finishes_within(20_000, "blocking ROUTER_MANDATORY sends past the HWM", move || {
+        let sender = std::thread::spawn(move || {
+            for _ in 0..N {
+                tx.send(b"receiver", SNDMORE).unwrap();
+                tx.send(&[7u8; 64], 0).unwrap();
+            }
+            tx
+        });
+        for _ in 0..=N {
+            rx.recv(0).unwrap();
+            rx.recv(0).unwrap();
+        }
+        drop(sender.join().unwrap());
+        drop(rx);
+        ctx.term().unwrap();
+    });
+}
+
+#[test]
+fn router_mandatory_blocking_send_resumes_tcp() {
+    router_mandatory_blocking_send_resumes("tcp://127.0.0.1:*");
+}
+
+#[test]
+fn router_mandatory_blocking_send_resumes_inproc() {
+    router_mandatory_blocking_send_resumes("inproc://router-mandatory-resume");
+}
+
 #[test]
 fn router_mandatory_gives_eagain_at_hwm() {
     let ctx = Context::new();
@@ -442,6 +492,65 @@ fn zmq_fd_becomes_readable_after_events_reported_nothing_inproc() {
 #[test]
 fn zmq_fd_becomes_readable_after_events_reported_nothing_tcp() {
     zmq_fd_edge_case("tcp://127.0.0.1:*");
+}
+
+fn dup_fd(s: &Socket) -> std::fs::File {
+    // SAFETY: the socket's fd stays open while the socket lives; we use a duplicate of it.
+    let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(s.fd()) }
+        .try_clone_to_owned()
+        .unwrap();
+    std::fs::File::from(owned)
+}
+
+fn wait_readable(fd: &mut std::fs::File, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !fd_readable(fd) {
+        assert!(
+            Instant::now() < deadline,
+            "ZMQ_FD never became readable: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Bindings that never read ZMQ_EVENTS (zeromq.js waits on ZMQ_FD right after an EAGAIN
+/// from send or recv) must still be woken: in libzmq every send/recv call drains the
+/// socket's mailbox, so the next internal command makes ZMQ_FD readable again.
+#[test]
+fn zmq_fd_wakes_after_eagain_without_reading_events() {
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.set_int(opt::RCVHWM, 10).unwrap();
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.set_int(opt::SNDHWM, 10).unwrap();
+    push.connect(&ep).unwrap();
+    let mut pull_fd = dup_fd(&pull);
+    let mut push_fd = dup_fd(&push);
+
+    // recv side: EAGAIN, then a message arrives.
+    assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
+    while fd_readable(&mut pull_fd) {}
+    push.send(b"first", 0).unwrap();
+    wait_readable(&mut pull_fd, "after recv EAGAIN");
+    assert_eq!(recv_bytes(&pull), b"first");
+
+    // send side: fill to the HWM until EAGAIN, then the receiver drains.
+    let mut sent = 0;
+    while push.send(b"fill", DONTWAIT).is_ok() {
+        sent += 1;
+        assert!(sent < 100_000, "HWM never reached");
+    }
+    while fd_readable(&mut push_fd) {}
+    let mut got = 0;
+    while got < sent {
+        recv_bytes(&pull);
+        got += 1;
+    }
+    wait_readable(&mut push_fd, "after send EAGAIN");
+    push.send(b"again", DONTWAIT).unwrap();
+    drop((push, pull));
+    term(ctx);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -14,6 +14,12 @@ pub(crate) const PONG: &[u8] = b"PONG";
 pub(crate) const SUBSCRIBE: &[u8] = b"SUBSCRIBE";
 pub(crate) const CANCEL: &[u8] = b"CANCEL";
 
+/// How libzmq 4.x's PLAIN mechanism spells the ERROR command: its C source writes
+/// the prefix as `"\x05ERROR"`, which the C compiler reads as the single byte 0x5E
+/// followed by "RROR". libzmq PLAIN clients only understand this form, and PLAIN
+/// servers only send it, so PLAIN sends it and every mechanism accepts it.
+pub(crate) const LIBZMQ_PLAIN_ERROR: &[u8] = b"\x5eRROR";
+
 /// Largest PING context (RFC 37).
 pub(crate) const MAX_PING_CONTEXT: usize = 16;
 
@@ -103,11 +109,12 @@ pub(crate) fn write_command(out: &mut BytesMut, name: &[u8], parts: &[&[u8]]) {
     }
 }
 
-/// Appends a READY command carrying `props` in order. Property names longer
-/// than 255 bytes or values longer than `u32::MAX` bytes are not supported
-/// (debug assertion); callers only pass short, fixed names.
-pub(crate) fn write_ready(out: &mut BytesMut, props: &[(&str, &[u8])]) {
-    let mut meta = Vec::new();
+/// Encodes metadata properties in order (the READY/INITIATE format).
+/// Property names longer than 255 bytes or values longer than `u32::MAX`
+/// bytes are not supported (debug assertion); callers only pass short, fixed
+/// names.
+pub(crate) fn encode_metadata(props: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut meta = Vec::with_capacity(64);
     for (name, value) in props {
         debug_assert!(!name.is_empty() && name.len() <= 255);
         meta.push(name.len() as u8);
@@ -115,7 +122,26 @@ pub(crate) fn write_ready(out: &mut BytesMut, props: &[(&str, &[u8])]) {
         meta.extend_from_slice(&(value.len() as u32).to_be_bytes());
         meta.extend_from_slice(value);
     }
-    write_command(out, READY, &[&meta]);
+    meta
+}
+
+/// Appends a READY command carrying `props` in order.
+#[cfg(test)]
+pub(crate) fn write_ready(out: &mut BytesMut, props: &[(&str, &[u8])]) {
+    write_command(out, READY, &[&encode_metadata(props)]);
+}
+
+/// Appends an ERROR command in libzmq's PLAIN spelling ([`LIBZMQ_PLAIN_ERROR`]).
+/// The reason must be at most 255 bytes (it is a ZAP status code).
+pub(crate) fn write_libzmq_plain_error(out: &mut BytesMut, reason: &str) {
+    let reason = &reason.as_bytes()[..reason.len().min(255)];
+    let body_len = LIBZMQ_PLAIN_ERROR.len() + 1 + reason.len();
+    let (header, n) = frame::encode_header(false, true, body_len);
+    out.reserve(n + body_len);
+    out.put_slice(&header[..n]);
+    out.put_slice(LIBZMQ_PLAIN_ERROR);
+    out.put_u8(reason.len() as u8);
+    out.put_slice(reason);
 }
 
 /// Appends an ERROR command. The reason is truncated to 255 bytes (at a

@@ -3,34 +3,18 @@
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use crate::command;
+use crate::curve::CurveCodec;
 use crate::error::ProtocolError;
 use crate::frame::{self, Limits, MAX_HEADER_LEN};
-use crate::greeting::{self, PeerGreeting, GREETING_LEN, MECHANISM_LEN};
+use crate::greeting::{self, PeerGreeting, GREETING_LEN};
 use crate::input::InputBuffer;
+use crate::mechanism::{Handshake, MechanismConfig, Progress, ZapRequest, ZapVerdict};
 use crate::socket_type::SocketType;
 
 /// Command frames may always be at least this large, whatever
 /// [`EngineConfig::max_msg_size`] says, so a small message limit cannot make
 /// the peer's READY unacceptable.
 pub(crate) const MIN_COMMAND_LIMIT: u64 = 64 * 1024;
-
-/// Which security mechanism this side uses. Only NULL exists today; the enum
-/// is `#[non_exhaustive]` because PLAIN and CURVE will be added.
-#[non_exhaustive]
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MechanismConfig {
-    /// The NULL mechanism: no authentication, no encryption; the handshake is
-    /// one READY command in each direction.
-    Null,
-}
-
-impl MechanismConfig {
-    fn field(&self) -> [u8; MECHANISM_LEN] {
-        match self {
-            MechanismConfig::Null => greeting::mechanism_field(b"NULL"),
-        }
-    }
-}
 
 /// Static configuration of one connection.
 #[derive(Clone, Debug)]
@@ -41,11 +25,12 @@ pub struct EngineConfig {
     /// Sent as the `Identity` property in READY (sent for every socket type;
     /// may be empty).
     pub routing_id: Bytes,
-    /// Our role for mechanisms that have one. NULL has none: its greeting
-    /// always carries as-server = 0 and this field is ignored.
-    pub as_server: bool,
-    /// The security mechanism; the peer must announce the same one.
+    /// The security mechanism and our role in it; the peer must announce
+    /// the same mechanism.
     pub mechanism: MechanismConfig,
+    /// NULL only: ask ZAP ([`Event::ZapRequest`]) before sending READY, as
+    /// libzmq does when `ZMQ_ZAP_DOMAIN` is set.
+    pub null_zap: bool,
     /// Message frames larger than this are a protocol error
     /// (`ZMQ_MAXMSGSIZE`); `None` means unlimited, which still refuses bodies
     /// above `isize::MAX` bytes. Command frames are limited to
@@ -66,6 +51,10 @@ pub struct PeerInfo {
     /// The negotiated ZMTP minor version: 0 for a ZMTP 3.0 peer, 1 for a
     /// peer announcing 3.1 or any later version.
     pub minor_version: u8,
+    /// The User-Id a ZAP handler assigned, if any and non-empty.
+    pub user_id: Option<Bytes>,
+    /// Properties a ZAP handler attached to the peer.
+    pub zap_properties: Vec<(String, Bytes)>,
 }
 
 /// Something the peer did, as decoded by [`Engine::poll_event`].
@@ -99,6 +88,10 @@ pub enum Event {
         /// The context echoed from our PING.
         context: Bytes,
     },
+    /// The handshake is paused until the caller passes the ZAP handler's
+    /// decision to [`Engine::zap_reply`]. Only servers (and NULL with
+    /// [`EngineConfig::null_zap`]) ask.
+    ZapRequest(ZapRequest),
     /// The peer sent an ERROR command; the caller must close the connection.
     /// Afterwards the engine ignores all input.
     PeerError {
@@ -143,6 +136,15 @@ pub struct Engine {
     out: BytesMut,
     peer_greeting: Option<PeerGreeting>,
     peer: Option<PeerInfo>,
+    handshake: Handshake,
+    /// Set once a CURVE handshake completes: every frame is boxed from then on.
+    curve: Option<Box<CurveCodec>>,
+    /// A ZAP decision is pending; input is held until it arrives.
+    waiting_zap: bool,
+    /// What ZAP said about the peer (user id, properties).
+    zap_accepted: Option<(Bytes, Vec<(String, Bytes)>)>,
+    /// An event produced outside `poll_event` (by `zap_reply`), returned next.
+    pending: Option<Event>,
 }
 
 impl Engine {
@@ -150,11 +152,12 @@ impl Engine {
     /// 0xFF, 8 zero bytes, 0x7F; version 3.1; the mechanism name zero-padded
     /// to 20 bytes; as-server; 31 zero bytes) into the output.
     pub fn new(cfg: EngineConfig) -> Engine {
-        let as_server = match cfg.mechanism {
-            MechanismConfig::Null => false,
-        };
         let mut out = BytesMut::with_capacity(256);
-        out.put_slice(&greeting::encode(&cfg.mechanism.field(), as_server));
+        out.put_slice(&greeting::encode(
+            &cfg.mechanism.field(),
+            cfg.mechanism.is_server(),
+        ));
+        let handshake = Handshake::new(&cfg.mechanism, cfg.null_zap);
         Engine {
             cfg,
             state: State::Greeting,
@@ -163,6 +166,11 @@ impl Engine {
             out,
             peer_greeting: None,
             peer: None,
+            handshake,
+            curve: None,
+            waiting_zap: false,
+            zap_accepted: None,
+            pending: None,
         }
     }
 
@@ -224,6 +232,9 @@ impl Engine {
     }
 
     fn step(&mut self) -> Result<Option<Event>, ProtocolError> {
+        if let Some(event) = self.pending.take() {
+            return Ok(Some(event));
+        }
         loop {
             match self.state {
                 State::Closed | State::Failed(_) => return Ok(None),
@@ -231,12 +242,23 @@ impl Engine {
                     if !self.read_greeting()? {
                         return Ok(None);
                     }
+                    if let Some(event) = self.pending.take() {
+                        return Ok(Some(event));
+                    }
                 }
+                State::Handshake if self.waiting_zap => return Ok(None),
                 State::Handshake | State::Traffic => {
                     let Some((more, is_command, body)) = self.read_frame()? else {
                         return Ok(None);
                     };
-                    let event = if is_command {
+                    let event = if let Some(codec) = self.curve.as_mut() {
+                        let (more, is_command, body) = codec.read(&body)?;
+                        if is_command {
+                            self.on_command(body)?
+                        } else {
+                            Some(Event::Message { more, body })
+                        }
+                    } else if is_command {
                         self.on_command(body)?
                     } else if self.state == State::Handshake {
                         return Err(ProtocolError::MessageBeforeReady);
@@ -248,6 +270,97 @@ impl Engine {
                     }
                 }
             }
+        }
+    }
+
+    /// Our READY/INITIATE metadata: Socket-Type and Identity.
+    fn our_metadata(&self) -> Vec<u8> {
+        command::encode_metadata(&[
+            ("Socket-Type", self.cfg.socket_type.name().as_bytes()),
+            ("Identity", &self.cfg.routing_id),
+        ])
+    }
+
+    /// Turns handshake progress into the event to report, if any.
+    fn progress(&mut self, p: Progress) -> Result<Option<Event>, ProtocolError> {
+        match p {
+            Progress::Continue => Ok(None),
+            Progress::Zap(request) => {
+                self.waiting_zap = true;
+                Ok(Some(Event::ZapRequest(request)))
+            }
+            Progress::Done(meta, codec) => {
+                let mut info = self.accept_ready(&meta)?;
+                if let Some((user_id, props)) = self.zap_accepted.take() {
+                    info.user_id = Some(user_id).filter(|u| !u.is_empty());
+                    info.zap_properties = props;
+                }
+                self.curve = codec;
+                self.peer = Some(info.clone());
+                self.state = State::Traffic;
+                Ok(Some(Event::Ready(info)))
+            }
+        }
+    }
+
+    /// Gives the engine the ZAP handler's decision on the request it
+    /// reported as [`Event::ZapRequest`]. On acceptance the handshake goes
+    /// on (call [`poll_event`](Engine::poll_event) next: the READY event may
+    /// already be due); on rejection the engine fails with
+    /// [`ProtocolError::AuthFailed`], after queuing an ERROR for status 400/500.
+    /// Ignored when no decision is pending.
+    pub fn zap_reply(&mut self, verdict: ZapVerdict) {
+        if !self.waiting_zap || self.is_dead() {
+            return;
+        }
+        self.waiting_zap = false;
+        match verdict {
+            ZapVerdict::Accept {
+                user_id,
+                properties,
+            } => {
+                self.zap_accepted = Some((user_id, properties));
+                let meta = self.our_metadata();
+                let result = self
+                    .handshake
+                    .zap_accepted(&meta, &mut self.out)
+                    .and_then(|p| self.progress(p));
+                match result {
+                    Ok(event) => self.pending = event,
+                    Err(e) => self.fail(e),
+                }
+            }
+            ZapVerdict::Reject { status } => {
+                if status != 300 {
+                    let reason = status.to_string();
+                    if self.cfg.mechanism == MechanismConfig::PlainServer {
+                        command::write_libzmq_plain_error(&mut self.out, &reason);
+                    } else {
+                        command::write_error(&mut self.out, &reason);
+                    }
+                }
+                self.fail(ProtocolError::AuthFailed { status });
+            }
+        }
+    }
+
+    fn fail(&mut self, e: ProtocolError) {
+        self.state = State::Failed(e);
+        self.input.release();
+    }
+
+    /// Appends a command, boxed once CURVE traffic has started.
+    fn write_command(&mut self, name: &[u8], parts: &[&[u8]]) {
+        match self.curve.as_mut() {
+            Some(codec) => {
+                let mut all: Vec<&[u8]> = Vec::with_capacity(parts.len() + 2);
+                let len = [name.len() as u8];
+                all.push(&len);
+                all.push(name);
+                all.extend_from_slice(parts);
+                codec.write(&mut self.out, false, true, &all);
+            }
+            None => command::write_command(&mut self.out, name, parts),
         }
     }
 
@@ -267,19 +380,20 @@ impl Engine {
         self.input.consume(GREETING_LEN);
         self.peer_greeting = Some(peer);
         self.state = State::Handshake;
-        command::write_ready(
-            &mut self.out,
-            &[
-                ("Socket-Type", self.cfg.socket_type.name().as_bytes()),
-                ("Identity", &self.cfg.routing_id),
-            ],
-        );
+        let meta = self.our_metadata();
+        let p = self.handshake.start(&meta, &mut self.out);
+        self.pending = self.progress(p)?;
         Ok(true)
     }
 
     fn limits(&self) -> Limits {
         let cap = isize::MAX as u64;
-        let message = self.cfg.max_msg_size.map_or(cap, |m| m.min(cap));
+        // A CURVE MESSAGE adds its name, nonce, tag and flags to the frame.
+        let overhead = if self.curve.is_some() { 33 } else { 0 };
+        let message = self
+            .cfg
+            .max_msg_size
+            .map_or(cap, |m| m.saturating_add(overhead).min(cap));
         Limits {
             message,
             command: message.max(MIN_COMMAND_LIMIT),
@@ -304,26 +418,25 @@ impl Engine {
     }
 
     fn on_command(&mut self, body: Bytes) -> Result<Option<Event>, ProtocolError> {
+        if body.starts_with(command::LIBZMQ_PLAIN_ERROR) {
+            let data = body.slice(command::LIBZMQ_PLAIN_ERROR.len()..);
+            return self.peer_error(&data);
+        }
         let (name, data) = command::split(&body)?;
         let handshake = self.state == State::Handshake;
         match name {
-            command::ERROR => {
-                let reason = command::parse_error_reason(&data)?;
-                self.state = State::Closed;
-                self.input.release();
-                Ok(Some(Event::PeerError { reason }))
+            command::ERROR => self.peer_error(&data),
+            _ if handshake => {
+                let meta = self.our_metadata();
+                let p = self
+                    .handshake
+                    .on_command(name, &body, data, &meta, &mut self.out)?;
+                self.progress(p)
             }
-            command::READY if handshake => {
-                let info = self.accept_ready(&data)?;
-                self.peer = Some(info.clone());
-                self.state = State::Traffic;
-                Ok(Some(Event::Ready(info)))
-            }
-            _ if handshake => Err(unexpected(name)),
             command::READY => Err(unexpected(name)),
             command::PING => {
                 let (ttl, context) = command::parse_ping(&data)?;
-                command::write_command(&mut self.out, command::PONG, &[&context]);
+                self.write_command(command::PONG, &[&context]);
                 Ok(Some(Event::Ping { ttl, context }))
             }
             command::PONG => Ok(Some(Event::Pong { context: data })),
@@ -331,6 +444,13 @@ impl Engine {
             command::CANCEL => Ok(Some(Event::Cancel(data))),
             _ => Ok(None),
         }
+    }
+
+    fn peer_error(&mut self, data: &[u8]) -> Result<Option<Event>, ProtocolError> {
+        let reason = command::parse_error_reason(data)?;
+        self.state = State::Closed;
+        self.input.release();
+        Ok(Some(Event::PeerError { reason }))
     }
 
     fn accept_ready(&self, data: &Bytes) -> Result<PeerInfo, ProtocolError> {
@@ -361,6 +481,8 @@ impl Engine {
             routing_id,
             properties,
             minor_version,
+            user_id: None,
+            zap_properties: Vec::new(),
         })
     }
 
@@ -384,6 +506,10 @@ impl Engine {
     /// [`is_ready`](Engine::is_ready) (debug assertion).
     pub fn send_message(&mut self, more: bool, body: &[u8]) {
         debug_assert!(self.is_ready(), "send_message before the handshake");
+        if let Some(codec) = self.curve.as_mut() {
+            codec.write(&mut self.out, more, false, &[body]);
+            return;
+        }
         let (header, n) = frame::encode_header(more, false, body.len());
         self.out.reserve(n + body.len());
         self.out.put_slice(&header[..n]);
@@ -393,7 +519,8 @@ impl Engine {
     /// Returns the header of a message frame of `len` bytes: the buffer and
     /// how many of its bytes are used (2 for `len <= 255`, else 9). Nothing is
     /// queued; a caller writing a large body itself (e.g. with `writev`) must
-    /// first flush [`output`](Engine::output) to keep the stream ordered.
+    /// first flush [`output`](Engine::output) to keep the stream ordered, and
+    /// must not do so when [`is_encrypted`](Engine::is_encrypted).
     pub fn frame_header(more: bool, len: usize) -> ([u8; 9], usize) {
         frame::encode_header(more, false, len)
     }
@@ -409,7 +536,9 @@ impl Engine {
     fn send_subscription(&mut self, name: &[u8], flag: u8, topic: &[u8]) {
         debug_assert!(self.is_ready(), "subscription before the handshake");
         if self.peer_speaks_31() {
-            command::write_command(&mut self.out, name, &[topic]);
+            self.write_command(name, &[topic]);
+        } else if let Some(codec) = self.curve.as_mut() {
+            codec.write(&mut self.out, false, false, &[&[flag], topic]);
         } else {
             let (header, n) = frame::encode_header(false, false, 1 + topic.len());
             self.out.reserve(n + 1 + topic.len());
@@ -442,18 +571,28 @@ impl Engine {
         debug_assert!(self.is_ready(), "send_ping before the handshake");
         debug_assert!(context.len() <= command::MAX_PING_CONTEXT);
         let context = &context[..context.len().min(command::MAX_PING_CONTEXT)];
-        command::write_command(
-            &mut self.out,
-            command::PING,
-            &[&ttl_deciseconds.to_be_bytes(), context],
-        );
+        self.write_command(command::PING, &[&ttl_deciseconds.to_be_bytes(), context]);
     }
 
     /// Queues an ERROR command with `reason` (truncated to 255 bytes at a
     /// character boundary). May be called in any state; the caller should
     /// flush the output and then close the connection.
     pub fn send_error(&mut self, reason: &str) {
-        command::write_error(&mut self.out, reason);
+        if self.curve.is_some() {
+            let mut end = reason.len().min(255);
+            while !reason.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.write_command(command::ERROR, &[&[end as u8], &reason.as_bytes()[..end]]);
+        } else {
+            command::write_error(&mut self.out, reason);
+        }
+    }
+
+    /// Whether traffic is boxed (a CURVE handshake completed): frames can then
+    /// only be queued through the engine, never written around it.
+    pub fn is_encrypted(&self) -> bool {
+        self.curve.is_some()
     }
 
     /// Returns the bytes waiting to be written to the peer.

@@ -6,8 +6,8 @@ fn config(socket_type: SocketType, routing_id: &'static [u8]) -> EngineConfig {
     EngineConfig {
         socket_type,
         routing_id: Bytes::from_static(routing_id),
-        as_server: false,
         mechanism: MechanismConfig::Null,
+        null_zap: false,
         max_msg_size: None,
     }
 }
@@ -279,4 +279,289 @@ fn output_is_consumed_incrementally() {
     assert!(!e.has_output());
     e.send_error("bye");
     assert_eq!(e.output(), b"\x04\x0a\x05ERROR\x03bye");
+}
+
+// ----- PLAIN and CURVE between two engines -----
+
+use crate::curve::KeyPair;
+use zeroize::Zeroizing;
+
+fn secure(socket_type: SocketType, mechanism: MechanismConfig) -> Engine {
+    Engine::new(EngineConfig {
+        socket_type,
+        routing_id: Bytes::new(),
+        mechanism,
+        null_zap: false,
+        max_msg_size: None,
+    })
+}
+
+/// Moves output both ways until neither side has anything to say; returns
+/// the events each side produced.
+fn pump(a: &mut Engine, b: &mut Engine) -> (Vec<Event>, Vec<Event>) {
+    let (mut ea, mut eb) = (Vec::new(), Vec::new());
+    for _ in 0..16 {
+        let out_a = a.output().to_vec();
+        a.consume_output(out_a.len());
+        let out_b = b.output().to_vec();
+        b.consume_output(out_b.len());
+        b.feed(&out_a);
+        a.feed(&out_b);
+        while let Ok(Some(e)) = a.poll_event() {
+            ea.push(e);
+        }
+        while let Ok(Some(e)) = b.poll_event() {
+            eb.push(e);
+        }
+        if !a.has_output() && !b.has_output() && out_a.is_empty() && out_b.is_empty() {
+            break;
+        }
+    }
+    (ea, eb)
+}
+
+fn plain_client(user: &[u8], pass: &[u8]) -> MechanismConfig {
+    MechanismConfig::PlainClient {
+        username: user.to_vec(),
+        password: Zeroizing::new(pass.to_vec()),
+    }
+}
+
+#[test]
+fn plain_handshake_asks_zap_then_carries_user_id() {
+    let mut client = secure(SocketType::Dealer, plain_client(b"admin", b"secret"));
+    let mut server = secure(SocketType::Router, MechanismConfig::PlainServer);
+    let (ec, es) = pump(&mut client, &mut server);
+    assert!(ec.is_empty());
+    assert_eq!(
+        es,
+        vec![Event::ZapRequest(ZapRequest {
+            mechanism: "PLAIN",
+            credentials: vec![Bytes::from_static(b"admin"), Bytes::from_static(b"secret")],
+        })]
+    );
+    server.zap_reply(ZapVerdict::Accept {
+        user_id: Bytes::from_static(b"the-admin"),
+        properties: vec![("Hello".into(), Bytes::from_static(b"World"))],
+    });
+    let (ec, es) = pump(&mut client, &mut server);
+    let Event::Ready(info) = &es[0] else {
+        panic!("{es:?}")
+    };
+    assert_eq!(info.socket_type, SocketType::Dealer);
+    assert_eq!(info.user_id.as_deref(), Some(&b"the-admin"[..]));
+    assert_eq!(info.zap_properties[0].0, "Hello");
+    assert!(matches!(&ec[0], Event::Ready(i) if i.socket_type == SocketType::Router));
+    client.send_message(false, b"ping");
+    let (_, es) = pump(&mut client, &mut server);
+    assert_eq!(
+        es,
+        vec![Event::Message {
+            more: false,
+            body: Bytes::from_static(b"ping")
+        }]
+    );
+}
+
+#[test]
+fn plain_refusal_sends_error_with_status() {
+    let mut client = secure(SocketType::Dealer, plain_client(b"admin", b"wrong"));
+    let mut server = secure(SocketType::Router, MechanismConfig::PlainServer);
+    pump(&mut client, &mut server);
+    server.zap_reply(ZapVerdict::Reject { status: 400 });
+    assert_eq!(
+        server.poll_event(),
+        Err(ProtocolError::AuthFailed { status: 400 })
+    );
+    // libzmq's PLAIN spelling of ERROR: 0x5E "RROR", reason "400".
+    assert_eq!(server.output(), b"\x04\x09\x5eRROR\x03400");
+    let (ec, _) = pump(&mut client, &mut server);
+    assert_eq!(
+        ec,
+        vec![Event::PeerError {
+            reason: "400".into()
+        }]
+    );
+    // 300 is a temporary failure: no ERROR is sent.
+    let mut client = secure(SocketType::Dealer, plain_client(b"a", b"b"));
+    let mut server = secure(SocketType::Router, MechanismConfig::PlainServer);
+    pump(&mut client, &mut server);
+    server.zap_reply(ZapVerdict::Reject { status: 300 });
+    assert!(!server.has_output());
+}
+
+fn curve_pair(server_keys: &KeyPair, server_key_seen_by_client: [u8; 32]) -> (Engine, Engine) {
+    let client = secure(
+        SocketType::Req,
+        MechanismConfig::CurveClient {
+            keys: KeyPair::generate().unwrap(),
+            server_key: server_key_seen_by_client,
+        },
+    );
+    let server = secure(
+        SocketType::Rep,
+        MechanismConfig::CurveServer {
+            keys: server_keys.clone(),
+        },
+    );
+    (client, server)
+}
+
+#[test]
+fn curve_handshake_and_boxed_traffic() {
+    let server_keys = KeyPair::generate().unwrap();
+    let client_keys = KeyPair::generate().unwrap();
+    let mut client = secure(
+        SocketType::Dealer,
+        MechanismConfig::CurveClient {
+            keys: client_keys.clone(),
+            server_key: server_keys.public,
+        },
+    );
+    let mut server = secure(
+        SocketType::Router,
+        MechanismConfig::CurveServer {
+            keys: server_keys.clone(),
+        },
+    );
+    assert_eq!(server.output()[32], 1, "server announces as-server");
+    // HELLO is exactly 200 bytes of body.
+    let (ec, es) = pump(&mut client, &mut server);
+    assert!(ec.is_empty());
+    assert_eq!(
+        es,
+        vec![Event::ZapRequest(ZapRequest {
+            mechanism: "CURVE",
+            credentials: vec![Bytes::copy_from_slice(&client_keys.public)],
+        })]
+    );
+    server.zap_reply(ZapVerdict::Accept {
+        user_id: Bytes::new(),
+        properties: vec![],
+    });
+    let (ec, es) = pump(&mut client, &mut server);
+    assert!(matches!(&es[0], Event::Ready(i) if i.user_id.is_none()));
+    assert!(matches!(&ec[0], Event::Ready(_)));
+    assert!(client.is_encrypted() && server.is_encrypted());
+
+    for i in 0..3u8 {
+        client.send_message(true, &[i; 10]);
+        client.send_message(false, b"tail");
+    }
+    let wire = client.output().to_vec();
+    assert!(
+        !wire.windows(4).any(|w| w == b"tail"),
+        "payload must not be visible"
+    );
+    let (_, es) = pump(&mut client, &mut server);
+    assert_eq!(es.len(), 6);
+    assert_eq!(
+        es[4],
+        Event::Message {
+            more: true,
+            body: Bytes::from(vec![2u8; 10])
+        }
+    );
+    server.send_subscribe(b"topic");
+    server.send_ping(10, b"ctx");
+    let (ec, es) = pump(&mut client, &mut server);
+    assert_eq!(ec[0], Event::Subscribe(Bytes::from_static(b"topic")));
+    assert!(matches!(&ec[1], Event::Ping { ttl: 10, .. }));
+    assert_eq!(
+        es,
+        vec![Event::Pong {
+            context: Bytes::from_static(b"ctx")
+        }]
+    );
+}
+
+#[test]
+fn curve_wrong_server_key_fails_cryptographically() {
+    let server_keys = KeyPair::generate().unwrap();
+    let other = KeyPair::generate().unwrap();
+    let (mut client, mut server) = curve_pair(&server_keys, other.public);
+    let (ec, es) = pump(&mut client, &mut server);
+    assert!(ec.is_empty() && es.is_empty());
+    assert_eq!(server.poll_event(), Err(ProtocolError::Cryptographic));
+    assert_eq!(
+        client.poll_event(),
+        Ok(None),
+        "client still waits for WELCOME"
+    );
+    assert_eq!(
+        ProtocolError::Cryptographic.protocol_error_code(),
+        crate::codes::ZMTP_CRYPTOGRAPHIC
+    );
+}
+
+#[test]
+fn curve_tampered_and_replayed_frames_are_refused() {
+    let server_keys = KeyPair::generate().unwrap();
+    let (mut client, mut server) = curve_pair(&server_keys, server_keys.public);
+    pump(&mut client, &mut server);
+    server.zap_reply(ZapVerdict::Accept {
+        user_id: Bytes::new(),
+        properties: vec![],
+    });
+    pump(&mut client, &mut server);
+    client.send_message(false, b"once");
+    let frame = client.output().to_vec();
+    client.consume_output(frame.len());
+    server.feed(&frame);
+    assert!(matches!(
+        server.poll_event(),
+        Ok(Some(Event::Message { .. }))
+    ));
+    server.feed(&frame);
+    assert_eq!(server.poll_event(), Err(ProtocolError::InvalidSequence));
+
+    let (mut client, mut server) = curve_pair(&server_keys, server_keys.public);
+    pump(&mut client, &mut server);
+    server.zap_reply(ZapVerdict::Accept {
+        user_id: Bytes::new(),
+        properties: vec![],
+    });
+    pump(&mut client, &mut server);
+    client.send_message(false, b"flip");
+    let mut frame = client.output().to_vec();
+    client.consume_output(frame.len());
+    let last = frame.len() - 1;
+    frame[last] ^= 1;
+    server.feed(&frame);
+    assert_eq!(server.poll_event(), Err(ProtocolError::Cryptographic));
+}
+
+#[test]
+fn null_with_zap_withholds_ready_until_accepted() {
+    let mut a = secure(SocketType::Pair, MechanismConfig::Null);
+    let mut b = Engine::new(EngineConfig {
+        socket_type: SocketType::Pair,
+        routing_id: Bytes::new(),
+        mechanism: MechanismConfig::Null,
+        null_zap: true,
+        max_msg_size: None,
+    });
+    let (ea, eb) = pump(&mut a, &mut b);
+    assert!(ea.is_empty(), "a must not be ready before b's ZAP: {ea:?}");
+    assert!(matches!(&eb[..], [Event::ZapRequest(r)] if r.mechanism == "NULL"));
+    b.zap_reply(ZapVerdict::Accept {
+        user_id: Bytes::new(),
+        properties: vec![],
+    });
+    let (ea, eb) = pump(&mut a, &mut b);
+    assert!(matches!(&ea[..], [Event::Ready(_)]));
+    assert!(matches!(&eb[..], [Event::Ready(_)]));
+}
+
+#[test]
+fn mechanism_mismatch_between_plain_and_curve() {
+    let keys = KeyPair::generate().unwrap();
+    let mut client = secure(SocketType::Dealer, plain_client(b"u", b"p"));
+    let server = secure(SocketType::Router, MechanismConfig::CurveServer { keys });
+    let g = server.output().to_vec();
+    client.feed(&g);
+    assert!(matches!(
+        client.poll_event(),
+        Err(ProtocolError::MechanismMismatch { .. })
+    ));
 }

@@ -60,6 +60,9 @@ pub enum ErrorCategory {
     Framing,
     /// The security handshake (READY exchange) and command sequencing.
     Handshake,
+    /// Authentication and encryption: boxes that do not open, replayed
+    /// nonces, a ZAP refusal.
+    Security,
 }
 
 /// A fatal violation of ZMTP by the peer. Once an [`crate::Engine`] reports
@@ -134,6 +137,19 @@ pub enum ProtocolError {
         /// The socket type the peer announced.
         peer: SocketType,
     },
+
+    // ----- Security -----
+    /// A CURVE box did not authenticate (wrong key, tampered bytes) or a
+    /// cookie/vouch did not match.
+    Cryptographic,
+    /// A CURVE MESSAGE nonce was not larger than the previous one (replay).
+    InvalidSequence,
+    /// The ZAP handler refused the peer with this status code (300, 400 or
+    /// 500); reported by libzmq as `ZMQ_EVENT_HANDSHAKE_FAILED_AUTH`.
+    AuthFailed {
+        /// The ZAP status code.
+        status: u16,
+    },
 }
 
 impl ProtocolError {
@@ -154,6 +170,7 @@ impl ProtocolError {
             | InvalidMetadata
             | UnknownSocketType(_)
             | IncompatibleSocketType { .. } => ErrorCategory::Handshake,
+            Cryptographic | InvalidSequence | AuthFailed { .. } => ErrorCategory::Security,
         }
     }
 
@@ -186,6 +203,9 @@ impl ProtocolError {
             | InvalidMetadata
             | UnknownSocketType(_)
             | IncompatibleSocketType { .. } => codes::ZMTP_INVALID_METADATA,
+            Cryptographic => codes::ZMTP_CRYPTOGRAPHIC,
+            InvalidSequence => codes::ZMTP_INVALID_SEQUENCE,
+            AuthFailed { .. } => codes::ZMTP_UNSPECIFIED,
         }
     }
 }
@@ -228,6 +248,9 @@ impl fmt::Display for ProtocolError {
                 peer.name(),
                 ours.name()
             ),
+            Cryptographic => f.write_str("CURVE box failed to authenticate"),
+            InvalidSequence => f.write_str("CURVE message nonce not increasing (replay)"),
+            AuthFailed { status } => write!(f, "ZAP refused the peer with status {status}"),
         }
     }
 }

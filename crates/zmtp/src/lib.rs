@@ -11,8 +11,10 @@
 //! 3. write [`Engine::output`] to the transport and call
 //!    [`Engine::consume_output`] with the number of bytes written.
 //!
-//! Only the NULL security mechanism is implemented. Peers speaking ZMTP 1.0 or
-//! 2.0 are refused rather than downgraded to.
+//! The NULL, PLAIN and CURVE security mechanisms are implemented; a server's
+//! ZAP question is reported as [`Event::ZapRequest`] and answered with
+//! [`Engine::zap_reply`]. Peers speaking ZMTP 1.0 or 2.0 are refused rather
+//! than downgraded to.
 //!
 //! The [`z85`] module implements the Z85 text encoding of RFC 32, which is used
 //! for CURVE keys.
@@ -21,15 +23,18 @@
 #![warn(missing_docs)]
 
 mod command;
+pub mod curve;
 mod engine;
 mod error;
 mod frame;
 mod greeting;
 mod input;
+mod mechanism;
 mod socket_type;
 pub mod z85;
 
 pub use bytes::{Bytes, BytesMut};
-pub use engine::{Engine, EngineConfig, Event, MechanismConfig, PeerInfo};
+pub use engine::{Engine, EngineConfig, Event, PeerInfo};
 pub use error::{codes, ErrorCategory, ProtocolError};
+pub use mechanism::{MechanismConfig, ZapRequest, ZapVerdict};
 pub use socket_type::SocketType;

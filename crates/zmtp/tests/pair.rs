@@ -8,7 +8,7 @@ fn config(socket_type: SocketType, routing_id: &'static [u8]) -> EngineConfig {
     EngineConfig {
         socket_type,
         routing_id: Bytes::from_static(routing_id),
-        as_server: false,
+        null_zap: false,
         mechanism: MechanismConfig::Null,
         max_msg_size: None,
     }

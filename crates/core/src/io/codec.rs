@@ -2,7 +2,7 @@
 //! sockets). Both offer the engine's buffer-oriented interface so the connection code does
 //! not care which it drives.
 
-use ferromq_zmtp::{Bytes, Engine, Event, PeerInfo, ProtocolError, SocketType};
+use ferromq_zmtp::{Bytes, Engine, Event, PeerInfo, ProtocolError, SocketType, ZapVerdict};
 
 /// Raw TCP for STREAM sockets: every read is one message; sends are written verbatim.
 pub(super) struct RawCodec {
@@ -60,6 +60,8 @@ impl Codec {
                         routing_id: None,
                         properties: Vec::new(),
                         minor_version: 0,
+                        user_id: None,
+                        zap_properties: Vec::new(),
                     })));
                 }
                 if r.filled == 0 {
@@ -121,6 +123,12 @@ impl Codec {
         match self {
             Codec::Zmtp(e) => e.has_output(),
             Codec::Raw(r) => r.written < r.output.len(),
+        }
+    }
+
+    pub(super) fn zap_reply(&mut self, verdict: ZapVerdict) {
+        if let Codec::Zmtp(e) = self {
+            e.zap_reply(verdict)
         }
     }
 

@@ -7,12 +7,16 @@ use super::reactor::{Ctx, Timer};
 use super::stream::Stream;
 use crate::monitor::event;
 use crate::msg::{Metadata, Msg};
+use crate::options::mechanism;
 use crate::options::Options;
 use crate::pattern::{cancel_msg, subscribe_msg, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::socket::SocketShared;
 use crate::transport::tcp;
-use ferromq_zmtp::{Engine, EngineConfig, Event, MechanismConfig, PeerInfo, SocketType};
+use crate::zap::{RequestInfo, ZapClient};
+use ferromq_zmtp::{
+    Bytes, Engine, EngineConfig, Event, PeerInfo, ProtocolError, SocketType, ZapRequest, ZapVerdict,
+};
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
@@ -34,6 +38,14 @@ pub(super) enum Close {
     Timeout,
     /// The peer broke the protocol (libzmq's ZMQ_PROTOCOL_ERROR_* code).
     Protocol(u32),
+    /// The peer ended the handshake in a way libzmq reports as a bare disconnect (an
+    /// ERROR command, an incompatible socket type).
+    Refused,
+    /// Authentication failed with this ZAP status code (ours, or the peer's ERROR).
+    Auth(u16),
+    /// The handshake could not go on for a local reason (an errno), e.g. PLAIN with no
+    /// ZAP handler to ask.
+    NoDetail(i32),
 }
 
 pub(super) struct Conn {
@@ -59,6 +71,13 @@ pub(super) struct Conn {
     out_batch: Vec<Msg>,
     last_recv: Instant,
     peer_ttl: Option<Duration>,
+    /// A ZAP request waiting for the handler's reply.
+    zap: Option<ZapClient>,
+    /// errno of the failed read that ended the connection (EPIPE for an orderly close),
+    /// reported with HANDSHAKE_FAILED_NO_DETAIL as libzmq does.
+    read_errno: i32,
+    /// The poller reported the peer's FIN: read to EOF.
+    fin_seen: bool,
 }
 
 impl Conn {
@@ -79,8 +98,9 @@ impl Conn {
             Codec::Zmtp(Box::new(Engine::new(EngineConfig {
                 socket_type: socket.kind,
                 routing_id: opts.routing_id.clone(),
-                as_server: false,
-                mechanism: MechanismConfig::Null,
+                mechanism: opts.security.mechanism_config(),
+                // libzmq asks ZAP about NULL peers only when a domain is set.
+                null_zap: opts.security.mechanism == mechanism::NULL && !opts.zap_domain.is_empty(),
                 max_msg_size: u64::try_from(opts.maxmsgsize).ok(),
             })))
         };
@@ -109,12 +129,20 @@ impl Conn {
             out_batch: Vec::new(),
             last_recv: Instant::now(),
             peer_ttl: None,
+            zap: None,
+            read_errno: libc::EPIPE,
+            fin_seen: false,
         }
     }
 
     /// Made by a connector of a closed socket: deliver the queue, then close.
     pub(super) fn linger_from_start(&mut self) {
         self.lingering = true;
+    }
+
+    /// The poller saw the peer's FIN (read-closed): the next read must go on to EOF.
+    pub(super) fn peer_closed(&mut self) {
+        self.fin_seen = true;
     }
 
     pub(super) fn is_lingering(&self) -> bool {
@@ -163,6 +191,7 @@ impl Conn {
                 .emit(event::CONNECTED, fd as u32, &self.endpoint);
             self.started(cx, token);
         }
+        self.poll_zap(cx, token)?;
         if self.read_paused {
             if let Some(p) = &self.pipe {
                 if p.out.reserve() {
@@ -191,14 +220,19 @@ impl Conn {
                         self.last_recv = Instant::now();
                     }
                     self.process(cx, token)?;
-                    // A short read means the kernel buffer is empty: save a syscall.
-                    if n < READ_SIZE / 2 {
+                    // A short read means the kernel buffer is empty: save a syscall,
+                    // unless the peer's FIN is pending (edge-triggered: no new event
+                    // would report it).
+                    if n < READ_SIZE / 2 && !self.fin_seen {
                         return Ok(());
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(_) => return Err(Close::Disconnected),
+                Err(e) => {
+                    self.read_errno = e.raw_os_error().unwrap_or(libc::EPIPE);
+                    return Err(Close::Disconnected);
+                }
             }
         }
     }
@@ -240,23 +274,69 @@ impl Conn {
                         }
                     }
                     Event::Pong { .. } => {}
-                    Event::PeerError { .. } => return Err(Close::Disconnected),
+                    Event::ZapRequest(req) => self.start_zap(cx, token, &req)?,
+                    Event::PeerError { reason } => {
+                        // A ZAP status code from the server is an authentication failure.
+                        return Err(match reason.as_str() {
+                            "300" | "400" | "500" if !self.handshaked => {
+                                Close::Auth(reason.parse().unwrap_or(400))
+                            }
+                            _ => Close::Refused,
+                        });
+                    }
                 },
                 Err(e) => {
                     self.push_batch();
-                    if matches!(
-                        e,
-                        ferromq_zmtp::ProtocolError::IncompatibleSocketType { .. }
-                    ) {
+                    return Err(match e {
                         // libzmq reports this as a plain disconnect, not a protocol failure.
-                        return Err(Close::Disconnected);
-                    }
-                    return Err(Close::Protocol(e.protocol_error_code()));
+                        ProtocolError::IncompatibleSocketType { .. } => Close::Refused,
+                        ProtocolError::AuthFailed { status } => Close::Auth(status),
+                        e => Close::Protocol(e.protocol_error_code()),
+                    });
                 }
             }
         }
         self.push_batch();
         Ok(())
+    }
+
+    /// The engine needs a ZAP decision: ask the context's handler, or apply libzmq's
+    /// rule for a context without one (CURVE and NULL pass unless ZAP_ENFORCE_DOMAIN;
+    /// PLAIN fails).
+    fn start_zap(&mut self, cx: &mut Ctx<'_>, token: usize, req: &ZapRequest) -> Result<(), Close> {
+        let address = self.stream.peer_address();
+        let info = RequestInfo {
+            domain: &self.opts.zap_domain,
+            address: &address,
+            routing_id: &self.opts.routing_id,
+        };
+        let waker = Waker::Reactor(cx.shared.clone(), token);
+        match ZapClient::start(&self.socket, req, &info, waker) {
+            Some(z) => self.zap = Some(z),
+            None if req.mechanism == "PLAIN" || self.opts.zap_enforce_domain => {
+                return Err(Close::NoDetail(libc::EFAULT));
+            }
+            None => self.engine.zap_reply(ZapVerdict::Accept {
+                user_id: Bytes::new(),
+                properties: Vec::new(),
+            }),
+        }
+        Ok(())
+    }
+
+    /// Hands the ZAP handler's reply to the engine once it has arrived.
+    fn poll_zap(&mut self, cx: &mut Ctx<'_>, token: usize) -> Result<(), Close> {
+        let Some(reply) = self.zap.as_mut().and_then(ZapClient::poll) else {
+            return Ok(());
+        };
+        self.zap = None;
+        match reply {
+            Ok(verdict) => {
+                self.engine.zap_reply(verdict);
+                self.process(cx, token)
+            }
+            Err(code) => Err(Close::Protocol(code)),
+        }
     }
 
     fn push_batch(&mut self) {
@@ -270,14 +350,19 @@ impl Conn {
     fn handshake_done(&mut self, cx: &mut Ctx<'_>, token: usize, peer: &PeerInfo) {
         self.handshaked = true;
         cx.timers.retain(|(_, t)| *t != Timer::Handshake(token));
-        let mut props: Vec<(String, String)> = peer
-            .properties
-            .iter()
-            .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
-            .collect();
+        // libzmq's precedence for a repeated name (first wins): Peer-Address, then what
+        // ZAP said (User-Id, its properties), then the peer's own READY properties.
+        let text = |v: &Bytes| String::from_utf8_lossy(v).into_owned();
+        let mut props: Vec<(String, String)> = Vec::new();
         let addr = self.stream.peer_address();
         if !addr.is_empty() {
             props.push(("Peer-Address".to_string(), addr));
+        }
+        if let Some(user) = &peer.user_id {
+            props.push(("User-Id".to_string(), text(user)));
+        }
+        for (k, v) in peer.zap_properties.iter().chain(&peer.properties) {
+            props.push((k.clone(), text(v)));
         }
         self.meta = Some(Arc::new(Metadata::new(props)));
         let meta = PeerMeta {
@@ -416,6 +501,17 @@ impl Conn {
         }
     }
 
+    /// One non-blocking attempt to write what the engine has queued (an ERROR before
+    /// closing); whatever does not fit is dropped with the connection.
+    fn flush_handshake_output(&mut self) {
+        while self.engine.has_output() {
+            match self.stream.write(self.engine.output()) {
+                Ok(n) if n > 0 => self.engine.consume_output(n),
+                _ => return,
+            }
+        }
+    }
+
     /// The connection is gone: report it and release the pipe.
     pub(super) fn closed(&mut self, why: Close) {
         let fd = self.stream.as_raw_fd() as u32;
@@ -426,13 +522,45 @@ impl Conn {
             Close::Shutdown => {}
             Close::Protocol(code) => {
                 if !self.handshaked {
+                    // Let the peer see our greeting, so it can name the failure too.
+                    self.flush_handshake_output();
                     self.socket
                         .emit(event::HANDSHAKE_FAILED_PROTOCOL, code, &self.endpoint);
                 }
                 self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
             }
-            _ => {
+            Close::Auth(status) => {
+                // Our ERROR (400/500) should reach the client before the close.
+                self.flush_handshake_output();
+                self.socket
+                    .emit(event::HANDSHAKE_FAILED_AUTH, status as u32, &self.endpoint);
+                self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
+            }
+            Close::NoDetail(errno) => {
+                self.socket.emit(
+                    event::HANDSHAKE_FAILED_NO_DETAIL,
+                    errno as u32,
+                    &self.endpoint,
+                );
+                self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
+            }
+            Close::Refused => self.socket.emit(event::DISCONNECTED, fd, &self.endpoint),
+            Close::Disconnected | Close::Timeout => {
                 if !self.connecting {
+                    if !self.handshaked && !self.engine.is_raw() {
+                        // libzmq: the errno of the failure (EPIPE for an orderly close,
+                        // EAGAIN when HANDSHAKE_IVL ran out).
+                        let errno = if why == Close::Timeout {
+                            libc::EAGAIN
+                        } else {
+                            self.read_errno
+                        };
+                        self.socket.emit(
+                            event::HANDSHAKE_FAILED_NO_DETAIL,
+                            errno as u32,
+                            &self.endpoint,
+                        );
+                    }
                     self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
                 }
             }

@@ -342,6 +342,11 @@ impl Reactor {
                 if self.listeners.contains_key(&t) {
                     self.accept(t);
                 } else {
+                    if ev.is_read_closed() {
+                        if let Some(c) = self.conns.get_mut(&t) {
+                            c.peer_closed();
+                        }
+                    }
                     self.conn_ready(t, ev.is_readable() || ev.is_read_closed(), ev.is_writable());
                 }
             }

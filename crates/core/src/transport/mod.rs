@@ -63,6 +63,17 @@ impl Endpoint {
     }
 }
 
+/// Fuzzing entry point: parses an endpoint as `bind`/`connect` do, without any I/O.
+/// Returns (scheme, host or path or name, port).
+#[doc(hidden)]
+pub fn fuzz_parse_endpoint(s: &str) -> Result<(&'static str, String, Option<String>)> {
+    Ok(match Endpoint::parse(s)? {
+        Endpoint::Tcp { host, port } => ("tcp", host, Some(port)),
+        Endpoint::Ipc(path) => ("ipc", path, None),
+        Endpoint::Inproc(name) => ("inproc", name, None),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Build the Rust workload C drivers (release) into OUT_DIR, with a target dir
+# of their own under OUT_DIR (never the ferromq workspace's target/).
+#   build.sh OUT_DIR   -> OUT_DIR/perf_zmq, OUT_DIR/perf_native
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+OUT="$(mkdir -p "${1:?usage: build.sh OUT_DIR}" && cd "$1" && pwd)"
+unset LIBZMQ_PREFIX LIBZMQ_LIB_DIR LIBZMQ_INCLUDE_DIR
+cd "$HERE"
+CARGO_TARGET_DIR="$OUT/target" cargo build --release --offline -q \
+  >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
+for b in perf_zmq perf_native; do cp "$OUT/target/release/$b" "$OUT/$b.tmp"; mv "$OUT/$b.tmp" "$OUT/$b"; done
+readelf -d "$OUT/perf_zmq" | grep -q 'NEEDED.*\[libzmq.so.5\]' \
+  || { echo "perf_zmq does not need libzmq.so.5" >&2; exit 1; }
+if readelf -d "$OUT/perf_native" | grep -q 'NEEDED.*libzmq'; then
+  echo "perf_native links a libzmq" >&2; exit 1
+fi

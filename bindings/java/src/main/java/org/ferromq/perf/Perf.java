@@ -1,0 +1,161 @@
+package org.ferromq.perf;
+
+import org.ferromq.Context;
+import org.ferromq.Socket;
+import org.ferromq.SocketType;
+import org.ferromq.Zmq;
+
+import java.util.Locale;
+
+/**
+ * Java version of libzmq's perf tools (workloads A/C of BENCHMARKS.md), one role per process:
+ * {@code Perf ROLE ENDPOINT SIZE COUNT [WARMUP]}.
+ *
+ * <ul>
+ * <li>{@code local_thr}: binds PULL, receives the first message, starts the clock, receives
+ *     COUNT-1 more, prints {@code RESULT {"msg_per_s": x}} with x = (COUNT-1)/elapsed.</li>
+ * <li>{@code remote_thr}: connects PUSH and sends COUNT messages of SIZE bytes, then closes
+ *     (LINGER -1: returns once everything was handed to the peer).</li>
+ * <li>{@code local_lat}: binds REP and echoes WARMUP+COUNT messages.</li>
+ * <li>{@code remote_lat}: connects REQ, does WARMUP untimed round trips, then times COUNT
+ *     round trips and prints {@code RESULT {"latency_us": x}}, x = elapsed/(2*COUNT) in µs.</li>
+ * </ul>
+ * WARMUP defaults to $FERROMQ_PERF_WARMUP or 100 and must be the same for both latency
+ * roles. Before touching the benchmark endpoint every role JIT-warms the binding's send and
+ * receive paths on a private tcp loopback pair in its own context (set FERROMQ_PERF_JIT_WARMUP=0
+ * to skip), so compiled code is measured, as for a C program; nothing of the measured
+ * workload happens during that warm-up. Stdout carries only the RESULT line; details go to stderr. Exit status 2 on usage
+ * errors, 1 on a failed call.
+ */
+public final class Perf {
+    private Perf() {}
+
+    /** Entry point; see the class documentation for the arguments. */
+    public static void main(String[] args) {
+        if (args.length < 4 || args.length > 5) {
+            System.err.println("usage: Perf {local_thr|remote_thr|local_lat|remote_lat} "
+                    + "ENDPOINT SIZE COUNT [WARMUP]");
+            System.exit(2);
+        }
+        String role = args[0];
+        String endpoint = args[1];
+        int size = Integer.parseInt(args[2]);
+        long count = Long.parseLong(args[3]);
+        String w = args.length == 5 ? args[4] : System.getenv("FERROMQ_PERF_WARMUP");
+        int warmup = w == null || w.isBlank() ? 100 : Integer.parseInt(w);
+        if (size < 1 || count < 2 || warmup < 0) {
+            System.err.println("SIZE >= 1, COUNT >= 2, WARMUP >= 0 required");
+            System.exit(2);
+        }
+        String jw = System.getenv("FERROMQ_PERF_JIT_WARMUP");
+        warmJit(size, jw == null || jw.isBlank() ? 20_000 : Integer.parseInt(jw));
+        try (Context ctx = new Context()) {
+            switch (role) {
+                case "local_thr" -> localThr(ctx, endpoint, size, count);
+                case "remote_thr" -> remoteThr(ctx, endpoint, size, count);
+                case "local_lat" -> localLat(ctx, endpoint, size, count + warmup);
+                case "remote_lat" -> remoteLat(ctx, endpoint, size, count, warmup);
+                default -> {
+                    System.err.println("unknown role " + role);
+                    System.exit(2);
+                }
+            }
+        } catch (RuntimeException e) {
+            System.err.println("perf " + role + " failed: " + e);
+            System.exit(1);
+        }
+    }
+
+    /**
+     * JIT warm-up: {@code rounds} messages of {@code size} bytes from a PUSH thread to a PULL
+     * over a private tcp loopback connection with HWM 16, so that the non-blocking fast paths
+     * and the blocking slow paths (sender at HWM, receiver on an empty queue) of the same
+     * Socket methods the benchmark uses are all compiled before anything is timed.
+     */
+    static void warmJit(int size, int rounds) {
+        if (rounds <= 0) return;
+        try (Context ctx = new Context(); Socket pull = ctx.socket(SocketType.PULL);
+             Socket push = ctx.socket(SocketType.PUSH)) {
+            for (Socket s : new Socket[] {pull, push}) {
+                s.setSendHwm(16);
+                s.setReceiveHwm(16);
+            }
+            pull.bind("tcp://127.0.0.1:*");
+            push.connect(pull.lastEndpoint());
+            Thread sender = new Thread(() -> {
+                byte[] out = new byte[size];
+                for (int i = 0; i < rounds; i++) {
+                    if (!push.send(out, 0, size, 0)) throw new IllegalStateException("warm-up send");
+                }
+            }, "jit-warmup-sender");
+            sender.start();
+            byte[] in = new byte[size];
+            for (int i = 0; i < rounds; i++) check(pull.recv(in, 0), size);
+            try {
+                sender.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void check(int got, int size) {
+        if (got != size) throw new IllegalStateException("message of " + got + " bytes, expected " + size);
+    }
+
+    static void localThr(Context ctx, String endpoint, int size, long count) {
+        try (Socket s = ctx.socket(SocketType.PULL)) {
+            s.bind(endpoint);
+            byte[] buf = new byte[size];
+            check(s.recv(buf, 0), size);
+            long t0 = System.nanoTime();
+            for (long i = 1; i < count; i++) check(s.recv(buf, 0), size);
+            long ns = System.nanoTime() - t0;
+            double msgPerS = (count - 1) / (ns / 1e9);
+            System.err.printf(Locale.ROOT, "java local_thr (%s): %d x %d B: %.0f msg/s, %.3f Mb/s%n",
+                    Zmq.libraryPath(), count, size, msgPerS, msgPerS * size * 8 / 1e6);
+            System.out.printf(Locale.ROOT, "RESULT {\"msg_per_s\": %.3f}%n", msgPerS);
+        }
+    }
+
+    static void remoteThr(Context ctx, String endpoint, int size, long count) {
+        try (Socket s = ctx.socket(SocketType.PUSH)) {
+            s.connect(endpoint);
+            byte[] buf = new byte[size];
+            for (long i = 0; i < count; i++) {
+                if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");
+            }
+        }
+    }
+
+    static void localLat(Context ctx, String endpoint, int size, long total) {
+        try (Socket s = ctx.socket(SocketType.REP)) {
+            s.bind(endpoint);
+            byte[] buf = new byte[size];
+            for (long i = 0; i < total; i++) {
+                check(s.recv(buf, 0), size);
+                if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");
+            }
+        }
+    }
+
+    static void remoteLat(Context ctx, String endpoint, int size, long count, int warmup) {
+        try (Socket s = ctx.socket(SocketType.REQ)) {
+            s.connect(endpoint);
+            byte[] buf = new byte[size];
+            for (int i = 0; i < warmup; i++) roundTrip(s, buf, size);
+            long t0 = System.nanoTime();
+            for (long i = 0; i < count; i++) roundTrip(s, buf, size);
+            long ns = System.nanoTime() - t0;
+            double us = ns / 1e3 / (2.0 * count);
+            System.err.printf(Locale.ROOT, "java remote_lat (%s): %d x %d B: %.3f us one-way%n",
+                    Zmq.libraryPath(), count, size, us);
+            System.out.printf(Locale.ROOT, "RESULT {\"latency_us\": %.4f}%n", us);
+        }
+    }
+
+    private static void roundTrip(Socket s, byte[] buf, int size) {
+        if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");
+        check(s.recv(buf, 0), size);
+    }
+}

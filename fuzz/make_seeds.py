@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora under fuzz/seeds/<target>/ (small, hand-made inputs
+in each target's input format). Run from anywhere; overwrites the seeds."""
+import os, struct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
+
+def greeting(mech, as_server, major=3, minor=1):
+    g = bytearray(64)
+    g[0] = 0xFF; g[9] = 0x7F; g[10] = major; g[11] = minor
+    g[12:12 + len(mech)] = mech
+    g[32] = as_server
+    return bytes(g)
+
+def frame(flags, body):
+    if len(body) <= 255:
+        return bytes([flags, len(body)]) + body
+    return bytes([flags | 2]) + struct.pack(">Q", len(body)) + body
+
+def cmd(name, data=b""):
+    return frame(4, bytes([len(name)]) + name + data)
+
+def msg(body, more=False):
+    return frame(1 if more else 0, body)
+
+def meta(*props):
+    return b"".join(bytes([len(n)]) + n + struct.pack(">I", len(v)) + v for n, v in props)
+
+def short(b):
+    return bytes([len(b)]) + b
+
+ACCEPT = b"\x00\x04user\x01" + short(b"k") + short(b"v")  # verdict bytes (<= 8 used)
+V_ACCEPT = (b"\x00\x00\x00" + b"\x00" * 5)[:8]
+V_REJECT400 = b"\x03" + b"\x00" * 7
+TRAFFIC = (msg(b"hello") + msg(b"a", True) + msg(b"b") + msg(b"x" * 300)
+           + cmd(b"PING", b"\x00\x0actx") + cmd(b"PONG", b"ctx")
+           + cmd(b"SUBSCRIBE", b"topic") + cmd(b"CANCEL", b"topic") + cmd(b"UNKNOWN", b"z"))
+
+seeds = {
+    "frame_decoder": {
+        "traffic": b"\x15\x00" + b"\x00" * 4 + TRAFFIC,
+        "traffic_chunked": b"\x15\x00" + b"\x01\x03\x87\x00" + TRAFFIC,
+        "error": b"\x02\x04" + b"\x00" * 4 + msg(b"m") + cmd(b"ERROR", short(b"bye")),
+        "plain_error": b"\x02\x00" + b"\x00" * 4 + b"\x04\x07\x5eRROR\x01x",
+        "too_large": b"\x05\x06" + b"\x00" * 4 + msg(b"y" * 2000),
+        "huge_length": b"\x05\x00" + b"\x00" * 4 + b"\x02" + b"\xff" * 8,
+        "v30_subscribe": b"\x02\x00" + b"\x00" * 4 + msg(b"\x01topic"),
+    },
+    "greeting": {
+        "null": b"\x00" + b"\x00" * 4 + greeting(b"NULL", 0) + cmd(b"READY", meta((b"Socket-Type", b"DEALER"))),
+        "null_split": b"\x00" + b"\x0a\x01\x35\x00" + greeting(b"NULL", 0, 3, 0),
+        "plain_server": b"\x01" + b"\x00" * 4 + greeting(b"PLAIN", 0) + cmd(b"HELLO", short(b"u") + short(b"p")),
+        "plain_client": b"\x02" + b"\x00" * 4 + greeting(b"PLAIN", 1) + cmd(b"WELCOME"),
+        "curve_server": b"\x03" + b"\x00" * 4 + greeting(b"CURVE", 0),
+        "curve_client": b"\x04" + b"\x00" * 4 + greeting(b"CURVE", 1),
+        "zmtp2": b"\x00" + b"\x00" * 4 + b"\xff" + b"\x00" * 8 + b"\x7f\x01\x01",
+        "zmtp1": b"\x00" + b"\x00" * 4 + b"\x01\x00hello",
+        "mismatch": b"\x00" + b"\x00" * 4 + greeting(b"PLAIN", 0),
+    },
+    "ready_metadata": {
+        "dealer": b"\x05" + V_ACCEPT + b"\x00" * 4 + meta((b"Socket-Type", b"DEALER"), (b"Identity", b"peer")),
+        "router_extra": b"\x06" + V_ACCEPT + b"\x00" * 4 + meta((b"socket-type", b"REQ"), (b"X-Extra", b"1"), (b"identity", b"")),
+        "zap_accept": b"\x15" + ACCEPT[:8] + b"\x00" * 4 + meta((b"Socket-Type", b"DEALER")),
+        "zap_reject": b"\x15" + V_REJECT400 + b"\x00" * 4 + meta((b"Socket-Type", b"DEALER")),
+        "truncated": b"\x05" + V_ACCEPT + b"\x00" * 4 + meta((b"Socket-Type", b"DEALER"))[:-2],
+        "incompatible": b"\x08" + V_ACCEPT + b"\x00" * 4 + meta((b"Socket-Type", b"PUB")),
+    },
+    "plain_server": {
+        "accept": b"\x05" + ACCEPT[:8] + b"\x00" * 4 + cmd(b"HELLO", short(b"admin") + short(b"secret"))
+                  + cmd(b"INITIATE", meta((b"Socket-Type", b"DEALER"), (b"Identity", b"c"))) + msg(b"hi"),
+        "reject": b"\x05" + V_REJECT400 + b"\x00" * 4 + cmd(b"HELLO", short(b"admin") + short(b"bad")),
+        "reject300": b"\x05" + b"\x02" + b"\x00" * 7 + b"\x00" * 4 + cmd(b"HELLO", short(b"") + short(b"")),
+        "error": b"\x05" + V_ACCEPT + b"\x00" * 4 + cmd(b"ERROR", short(b"no")),
+        "initiate_first": b"\x05" + V_ACCEPT + b"\x00" * 4 + cmd(b"INITIATE", meta((b"Socket-Type", b"DEALER"))),
+    },
+    "plain_client": {
+        "ok": b"\x05" + b"\x00" * 4 + cmd(b"WELCOME") + cmd(b"READY", meta((b"Socket-Type", b"ROUTER"))) + msg(b"hi"),
+        "error": b"\x05" + b"\x00" * 4 + b"\x04\x09\x5eRROR\x03400",
+        "ready_early": b"\x05" + b"\x00" * 4 + cmd(b"READY", meta((b"Socket-Type", b"ROUTER"))),
+        "welcome_data": b"\x05" + b"\x00" * 4 + cmd(b"WELCOME", b"x"),
+    },
+}
+
+curve_raw_hello = cmd(b"HELLO", b"\x01\x00" + b"\x00" * 72 + b"\x33" * 32 + b"\x00" * 7 + b"\x01" + b"\x44" * 80)
+curve_raw_welcome = cmd(b"WELCOME", b"\x55" * 160)
+for role, raw in (("curve_server", curve_raw_hello), ("curve_client", curve_raw_welcome)):
+    payload = b"hello world, this is a message" * 3
+    seeds[role] = {
+        "raw": b"\x05" + V_ACCEPT + b"\x00" * 4 + raw,
+        "raw_short": b"\x05" + V_ACCEPT + b"\x00" * 4 + cmd(b"HELLO", b"\x01\x00"),
+        "honest": b"\x85" + V_ACCEPT + b"\x05\x07\x83\x00" + b"\x00" + payload,
+        "reject": b"\x85" + V_REJECT400 + b"\x05\x07\x83\x00" + b"\x00" + payload,
+        "flip_handshake": b"\x85" + V_ACCEPT + b"\x05\x07\x83\x00" + b"\x01" + b"\x01\x01\x00\x50\x20" + payload,
+        "flip_message": b"\x85" + V_ACCEPT + b"\x05\x07\x83\x00" + b"\x01" + b"\x03\x01\x00\x14\x01" + payload,
+        "replay_message": b"\x85" + V_ACCEPT + b"\x05\x07\x83\x00" + b"\x01" + b"\x03\x04\x00\x00\x00" + payload,
+        "drop_message": b"\x85" + V_ACCEPT + b"\x05\x07\x83\x00" + b"\x01" + b"\x04\x05\x00\x00\x00" + payload,
+        "truncate_second": b"\x85" + V_ACCEPT + b"\x05\x07\x83\x00" + b"\x01" + b"\x02\x02\x00\x30\x00" + payload,
+        "limit": b"\xc5" + V_ACCEPT + b"\x50\x07\x83\x00" + b"\x00" + payload,
+    }
+
+def zap(*frames):
+    return b"".join(short(f) for f in frames)
+
+seeds["zap_reply"] = {
+    "ok": zap(b"", b"1.0", b"1", b"200", b"OK", b"user", meta((b"k", b"v"))),
+    "denied": zap(b"", b"1.0", b"1", b"400", b"no", b"", b""),
+    "bad_meta": zap(b"", b"1.0", b"1", b"200", b"OK", b"", b"\x00"),
+    "six": zap(b"", b"1.0", b"1", b"200", b"OK", b""),
+    "bad_status": zap(b"", b"1.0", b"1", b"201", b"OK", b"", b""),
+}
+seeds["z85"] = {
+    "hello": b"\x00HelloWorld",
+    "key": b"\x00Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID",
+    "max": b"\x00%nSc0%nSc1",
+    "bytes": b"\x01\x86\x4f\xd2\x6f\xb5\x59\xf7\x5b\x00",
+}
+seeds["endpoint"] = {n: s.encode() for n, s in {
+    "tcp": "tcp://127.0.0.1:5555", "tcp_star": "tcp://*:*", "tcp6": "tcp://[::1]:5555",
+    "tcp_src": "tcp://127.0.0.1:0;127.0.0.1:5555", "ipc": "ipc:///tmp/ferromq-fuzz/x",
+    "ipc_star": "ipc://*", "inproc": "inproc://name", "udp": "udp://127.0.0.1:1",
+    "noscheme": "127.0.0.1:5555", "badport": "tcp://host:99999",
+    "longipc": "ipc://" + "a" * 120,
+}.items()}
+seeds["setsockopt"] = {
+    "hwm": b"\x05" + b"\x17\x04" + struct.pack("<i", 10) + b"\x18\x04" + struct.pack("<i", -1),
+    "routing_id": b"\x06" + b"\x05\x03abc" + b"\x3d\x02xy",
+    "subscribe": b"\x02" + b"\x06\x03abc" + b"\x07\x03abc" + b"\x06\x00",
+    "curve": b"\x01" + b"\x2f\x04\x01\x00\x00\x00" + b"\x31\x20" + b"\x11" * 32 + b"\x32\x28" + b"Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID",
+    "plain": b"\x04" + b"\x2d\x05admin" + b"\x2e\x06secret" + b"\x2c\x04\x01\x00\x00\x00",
+    "maxmsg": b"\x07" + b"\x16\x08" + struct.pack("<q", 1024) + b"\x16\x04abcd",
+    "xpub": b"\x09" + b"\x28\x04\x01\x00\x00\x00" + b"\x48\x05hello" + b"\x47\x04\x01\x00\x00\x00",
+    "arbitrary": b"\x03" + b"\x80\x7f\xff\xff\xff\x01x" + b"\x80\x80\x00\x00\x00\x00",
+}
+
+for target, files in seeds.items():
+    d = os.path.join(ROOT, target)
+    os.makedirs(d, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+print("seeds:", {t: len(f) for t, f in seeds.items()})
