@@ -22,7 +22,7 @@ pub(crate) enum Wait {
 /// Most `spin_loop` rounds before a blocking wait sleeps (about 5 µs: a pause is ~30 ns on
 /// current x86; longer spins cost a peer sharing our core more than they save).
 const SPIN: u32 = 150;
-/// With no spin budget left, every PROBE-th wait spins once more.
+/// With no spin budget left, every PROBE-th wait spins once more (a power of two).
 const PROBE: u32 = 16;
 
 /// A wake-up channel for one socket.
@@ -95,7 +95,7 @@ impl Signal {
         if budget == 0 {
             let n = self.spin_probe.load(Ordering::Relaxed).wrapping_add(1);
             self.spin_probe.store(n, Ordering::Relaxed);
-            if n % PROBE != 0 {
+            if n & (PROBE - 1) != 0 {
                 return false;
             }
             budget = SPIN;
