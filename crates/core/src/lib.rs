@@ -25,8 +25,10 @@ mod msg;
 pub mod options;
 mod pattern;
 mod pipe;
+mod pool;
 mod signal;
 mod socket;
+mod spsc;
 mod transport;
 mod zap;
 

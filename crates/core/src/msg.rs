@@ -1,11 +1,15 @@
 //! `Msg`: one message frame, small ones stored inline, large ones shared by reference count.
 
+use crate::pool::{self, PoolRef};
 use bytes::Bytes;
 use std::sync::Arc;
 
 /// Frames up to this many bytes are stored inside the `Msg` itself: no heap allocation.
 /// (46 is what fits beside the flags and metadata pointer in libzmq's 64-byte `zmq_msg_t`.)
 pub const INLINE_CAP: usize = 46;
+
+/// `from_bytes` shares bodies at least this big; smaller ones are copied.
+const SHARE_MIN: usize = 1024;
 
 /// Flag: more frames of the same message follow.
 pub(crate) const FLAG_MORE: u8 = 1;
@@ -19,6 +23,8 @@ enum Data {
         buf: [u8; INLINE_CAP],
     },
     Shared(Bytes),
+    /// A copy in a pooled block (bodies a little too big for inline; see `pool`).
+    Pooled(PoolRef),
     /// A unique, writable body (from `with_size`); becomes `Shared` when cloned cheaply.
     Owned(Vec<u8>),
 }
@@ -105,8 +111,25 @@ impl Msg {
         }
     }
 
-    /// A frame holding a copy of `data` (inline when small).
+    /// A frame holding a copy of `data` (inline when small, pooled when a little bigger).
+    #[inline]
     pub fn copy_from(data: &[u8]) -> Msg {
+        if data.len() > INLINE_CAP && data.len() <= pool::MAX {
+            if let Some(p) = PoolRef::copy_from(data) {
+                return Msg {
+                    data: Data::Pooled(p),
+                    flags: 0,
+                    meta: None,
+                };
+            }
+        }
+        if data.len() > pool::MAX && data.len() <= pool::SOLO_MAX {
+            return Msg {
+                data: Data::Pooled(PoolRef::copy_solo(data)),
+                flags: 0,
+                meta: None,
+            };
+        }
         if data.len() <= INLINE_CAP {
             let mut buf = [0; INLINE_CAP];
             buf[..data.len()].copy_from_slice(data);
@@ -143,8 +166,19 @@ impl Msg {
         }
     }
 
-    /// A frame sharing `bytes` (no copy; small bodies are moved inline).
+    /// A frame sharing `bytes` (no copy; small bodies are moved inline, and bodies under
+    /// 1 KiB are copied into the pool, so that they never pin a receive buffer that
+    /// `bytes` may be a slice of).
     pub fn from_bytes(bytes: Bytes) -> Msg {
+        if bytes.len() > INLINE_CAP && bytes.len() < SHARE_MIN {
+            if let Some(p) = PoolRef::copy_from(&bytes) {
+                return Msg {
+                    data: Data::Pooled(p),
+                    flags: 0,
+                    meta: None,
+                };
+            }
+        }
         if bytes.len() <= INLINE_CAP {
             let mut m = Msg::copy_from(&[]);
             if let Data::Inline { len, buf } = &mut m.data {
@@ -176,6 +210,7 @@ impl Msg {
         match &self.data {
             Data::Inline { len, buf } => &buf[..*len as usize],
             Data::Shared(b) => b,
+            Data::Pooled(p) => p.as_slice(),
             Data::Owned(v) => v,
         }
     }
@@ -190,10 +225,14 @@ impl Msg {
             };
             self.data = Data::Owned(v);
         }
+        if let Data::Pooled(p) = &self.data {
+            // A pooled body may be shared with clones: write to a copy.
+            self.data = Data::Owned(p.as_slice().to_vec());
+        }
         match &mut self.data {
             Data::Inline { len, buf } => &mut buf[..*len as usize],
             Data::Owned(v) => v,
-            Data::Shared(_) => unreachable!("converted above"),
+            Data::Shared(_) | Data::Pooled(_) => unreachable!("converted above"),
         }
     }
 
@@ -205,6 +244,7 @@ impl Msg {
             Data::Inline { buf, .. } => buf.as_mut_ptr(),
             Data::Owned(v) => v.as_mut_ptr(),
             Data::Shared(b) => b.as_ptr() as *mut u8,
+            Data::Pooled(p) => p.as_mut_ptr(),
         }
     }
 
@@ -221,6 +261,7 @@ impl Msg {
         match &self.data {
             Data::Inline { len, .. } => *len as usize,
             Data::Shared(b) => b.len(),
+            Data::Pooled(p) => p.len(),
             Data::Owned(v) => v.len(),
         }
     }
@@ -259,7 +300,9 @@ impl Msg {
     /// The body as shared `Bytes` (copies small inline bodies).
     pub fn to_bytes(&self) -> Bytes {
         match &self.data {
-            Data::Inline { .. } | Data::Owned(_) => Bytes::copy_from_slice(self.data()),
+            Data::Inline { .. } | Data::Owned(_) | Data::Pooled(_) => {
+                Bytes::copy_from_slice(self.data())
+            }
             Data::Shared(b) => b.clone(),
         }
     }
@@ -321,13 +364,25 @@ mod tests {
         let small = Msg::copy_from(&[7u8; INLINE_CAP]);
         assert!(matches!(small.data, Data::Inline { .. }));
         assert_eq!(small.data(), &[7u8; INLINE_CAP]);
-        let mut big = Msg::copy_from(&[1u8; INLINE_CAP + 1]);
+        let mut big = Msg::copy_from(&[1u8; pool::SOLO_MAX + 1]);
         assert!(matches!(big.data, Data::Shared(_)));
         let copy = big.clone();
         assert_eq!(copy.data().as_ptr(), big.data().as_ptr(), "clone shares");
         big.data_mut()[0] = 9;
         assert_eq!(copy.data()[0], 1, "writing never changes another message");
         assert_eq!(big.data()[0], 9);
+    }
+
+    #[test]
+    fn pooled_bodies_clone_and_copy_on_write() {
+        let mut a = Msg::copy_from(&[3u8; INLINE_CAP + 1]);
+        assert!(matches!(a.data, Data::Pooled(_)));
+        let b = a.clone();
+        assert_eq!(b.data().as_ptr(), a.data().as_ptr(), "clone shares");
+        a.data_mut()[0] = 4;
+        assert_eq!(b.data()[0], 3, "writing never changes another message");
+        assert_eq!(a.data()[0], 4);
+        assert_eq!(a.len(), INLINE_CAP + 1);
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! Pipes: a pair of one-way message queues between a socket and one peer (another socket
 //! for inproc, a connection's engine for tcp/ipc). Each queue has a high-water mark counted
-//! in messages, and wakes its reader when it becomes readable and its writer when room
-//! appears after it was full — one wake per transition, never per message.
+//! in messages, and wakes its reader when it becomes readable while the reader waits, and
+//! its writer when room appears after it was full — never per message.
 
 use crate::io::ReactorShared;
 use crate::msg::Msg;
 use crate::signal::Signal;
+use crate::spsc::{Padded, Spsc, Writer};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Who to wake when a queue changes.
@@ -32,37 +33,69 @@ impl Waker {
     }
 }
 
+/// The writer's private state (under the ring's writer lock).
 #[derive(Default)]
-struct Inner {
-    frames: VecDeque<Msg>,
-    /// Messages whose last frame is in the queue.
-    complete: usize,
-    /// Messages started (first frame pushed) and not yet fully popped.
-    messages: usize,
+struct WriterState {
+    /// Frames of the message being written: published together with its last frame, so a
+    /// reader never sees part of a message.
+    partial: Vec<Msg>,
     /// True while the writer is in the middle of a multipart message.
     writing_more: bool,
-    hwm: usize,
-    writer_blocked: bool,
-    writer_closed: bool,
-    reader_closed: bool,
-    /// ZMQ_CONFLATE: keep only the newest message, no high-water mark.
-    conflate: bool,
+    /// Messages started (first frame pushed) since the queue was made.
+    started: u64,
+    /// The last `Queue::finished` value read.
+    finished_seen: u64,
+}
+
+/// The reader's private state (under the ring's reader lock).
+#[derive(Default)]
+struct ReaderState {
+    /// Messages whose last frame was popped.
+    finished: u64,
+}
+
+/// ZMQ_CONFLATE queues: keep only the newest message (rare; locked).
+#[derive(Default)]
+struct Conflated {
+    frames: VecDeque<Msg>,
+    complete: usize,
+    writing_more: bool,
+}
+
+/// Who to wake (rarely needed: only on transitions).
+#[derive(Default)]
+struct Wakers {
     reader: Waker,
     writer: Waker,
 }
 
-impl Inner {
-    /// Empties the queue (conflation: the newest message replaces the older ones).
-    fn drop_all(&mut self) {
-        self.frames.clear();
-        self.complete = 0;
-        self.messages = 0;
-    }
-}
+/// No blocked writer (see `Queue::wake_writer_at`).
+const NOT_BLOCKED: u64 = u64::MAX;
 
-/// A one-way queue of message frames.
+/// A one-way queue of message frames: a lock-free single-producer/single-consumer ring
+/// (`spsc::Spsc`) with the pipe's rules on top.
+///
+/// - The writer wakes the reader only when the reader said it is about to wait (the ring's
+///   WAITING bit, set when it found the queue empty): no wake or syscall per message while
+///   the reader keeps up.
+/// - The high-water mark counts messages: the writer compares the messages it started with
+///   the reader's `finished` count, which it re-reads only when its cached copy says full.
+///   A writer at the mark records when to be woken (`wake_writer_at`, half the mark below).
+/// - The blocked-writer record is a Dekker pair (store; SeqCst fence; load the other
+///   side's variable), so one of the two sides always sees the other.
 pub(crate) struct Queue {
-    inner: Mutex<Inner>,
+    ring: Spsc<Msg, WriterState, ReaderState>,
+    /// Messages fully read (the reader's `ReaderState::finished`, published).
+    finished: Padded<AtomicU64>,
+    /// The `finished` count at which to wake a writer blocked at the HWM, or NOT_BLOCKED.
+    wake_writer_at: AtomicU64,
+    hwm: AtomicUsize,
+    reader_closed: AtomicBool,
+    writer_closed: AtomicBool,
+    /// ZMQ_CONFLATE: new messages go to `conflated` (the ring keeps anything pushed before).
+    conflate: AtomicBool,
+    conflated: Mutex<Conflated>,
+    wakers: Mutex<Wakers>,
 }
 
 /// Why a push was refused.
@@ -77,252 +110,444 @@ impl Queue {
     /// A queue holding at most `hwm` messages (0 = unlimited).
     pub(crate) fn new(hwm: usize) -> Arc<Queue> {
         Arc::new(Queue {
-            inner: Mutex::new(Inner {
-                hwm,
-                ..Default::default()
-            }),
+            ring: Spsc::new(WriterState::default(), ReaderState::default()),
+            finished: Padded(AtomicU64::new(0)),
+            wake_writer_at: AtomicU64::new(NOT_BLOCKED),
+            hwm: AtomicUsize::new(hwm),
+            reader_closed: AtomicBool::new(false),
+            writer_closed: AtomicBool::new(false),
+            conflate: AtomicBool::new(false),
+            conflated: Mutex::new(Conflated::default()),
+            wakers: Mutex::new(Wakers::default()),
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn wakers(&self) -> MutexGuard<'_, Wakers> {
+        self.wakers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn conflated(&self) -> MutexGuard<'_, Conflated> {
+        self.conflated.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wake_reader(&self) {
+        let w = self.wakers().reader.clone();
+        w.wake();
+    }
+
+    fn wake_writer(&self) {
+        let w = self.wakers().writer.clone();
+        w.wake();
     }
 
     pub(crate) fn set_reader(&self, w: Waker) {
-        self.lock().reader = w;
+        self.wakers().reader = w;
+        // A new reader has not looked yet: the next message wakes it.
+        self.ring.set_waiting();
     }
 
     pub(crate) fn set_writer(&self, w: Waker) {
-        self.lock().writer = w;
+        self.wakers().writer = w;
     }
 
     pub(crate) fn set_hwm(&self, hwm: usize) {
-        self.lock().hwm = hwm;
+        self.hwm.store(hwm, Ordering::SeqCst);
+        // A writer blocked under the old mark re-checks under the new one.
+        if self.wake_writer_at.swap(NOT_BLOCKED, Ordering::SeqCst) != NOT_BLOCKED {
+            self.wake_writer();
+        }
     }
 
     /// ZMQ_CONFLATE: from now on a new message replaces whatever is queued.
     pub(crate) fn set_conflate(&self) {
-        let mut g = self.lock();
-        g.conflate = true;
-        g.hwm = 0;
+        self.conflate.store(true, Ordering::SeqCst);
+        self.set_hwm(0);
+    }
+
+    fn is_conflate(&self) -> bool {
+        self.conflate.load(Ordering::Relaxed)
+    }
+
+    /// Writer side: true if a new message fits under the HWM. When it does not and
+    /// `block`, registers for a wake when the reader has made room.
+    fn has_room(&self, w: &mut WriterState, block: bool) -> bool {
+        let hwm = self.hwm.load(Ordering::Relaxed) as u64;
+        if hwm == 0 || w.started - w.finished_seen < hwm {
+            return true;
+        }
+        w.finished_seen = self.finished.load(Ordering::Acquire);
+        if w.started - w.finished_seen < hwm {
+            return true;
+        }
+        if !block {
+            return false;
+        }
+        // Wake me when at most hwm/2 messages are left (as libzmq: low-water mark).
+        let at = w.started - hwm / 2;
+        self.wake_writer_at.store(at, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        w.finished_seen = self.finished.load(Ordering::Relaxed);
+        // Room appeared meanwhile: go on (a wake may still come; it is harmless).
+        w.started - w.finished_seen < hwm
+    }
+
+    /// After the reader finished messages: wakes a writer blocked at the HWM if there is
+    /// room enough now.
+    #[inline]
+    fn after_finish(&self, finished: u64) {
+        self.finished.store(finished, Ordering::Release);
+        if self.hwm.load(Ordering::Relaxed) == 0 {
+            // Nobody blocks without a mark; set_hwm wakes writers blocked under an old one.
+            return;
+        }
+        fence(Ordering::SeqCst);
+        let at = self.wake_writer_at.load(Ordering::Relaxed);
+        if finished >= at
+            && self
+                .wake_writer_at
+                .compare_exchange(at, NOT_BLOCKED, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.wake_writer();
+        }
     }
 
     /// True if a new message may be started now (or a multipart message continued). When
     /// not, the writer is marked blocked so the reader's next pop below the mark wakes it:
     /// a caller that checks before pushing (ROUTER) waits for exactly that wake-up.
     pub(crate) fn can_write(&self) -> bool {
-        let mut g = self.lock();
-        if g.reader_closed {
+        if self.reader_closed.load(Ordering::Acquire) {
             return false;
         }
-        if g.writing_more || g.hwm == 0 || g.messages < g.hwm {
+        if self.is_conflate() {
             return true;
         }
-        g.writer_blocked = true;
-        false
+        let mut w = self.ring.writer();
+        w.writing_more || self.has_room(&mut w, true)
     }
 
     /// For the I/O thread before decoding more input: true if a new message fits; if not,
-    /// marks the writer blocked so the reader's next pop below the mark wakes it.
+    /// marks the writer blocked so the reader's pop below the low-water mark wakes it.
     pub(crate) fn reserve(&self) -> bool {
-        let mut g = self.lock();
-        if g.reader_closed || g.writing_more || g.hwm == 0 || g.messages < g.hwm {
+        if self.reader_closed.load(Ordering::Acquire) || self.is_conflate() {
             return true;
         }
-        g.writer_blocked = true;
-        false
+        let mut w = self.ring.writer();
+        w.writing_more || self.has_room(&mut w, true)
     }
 
     /// Drops a half-written message at the tail (its writer's connection died; the next
     /// connection must not continue it).
     pub(crate) fn abort_partial(&self) {
-        let mut g = self.lock();
-        if g.writing_more {
-            while g.frames.back().is_some_and(|m| m.more()) {
-                g.frames.pop_back();
+        {
+            let mut w = self.ring.writer();
+            if w.writing_more {
+                w.partial.clear();
+                w.writing_more = false;
+                w.started -= 1;
             }
-            g.writing_more = false;
-            g.messages = g.complete;
+        }
+        let mut c = self.conflated();
+        if c.writing_more {
+            while c.frames.back().is_some_and(|m| m.more()) {
+                c.frames.pop_back();
+            }
+            c.writing_more = false;
         }
     }
 
     /// Appends a frame. Only the first frame of a message is checked against the HWM, so a
     /// multipart message is never split by it.
     pub(crate) fn push(&self, msg: Msg) -> Result<(), PushError> {
-        let mut g = self.lock();
-        if g.reader_closed {
+        if self.reader_closed.load(Ordering::Acquire) {
             return Err(PushError::Closed(msg));
         }
-        if !g.writing_more {
-            if g.hwm != 0 && g.messages >= g.hwm {
-                g.writer_blocked = true;
+        if self.is_conflate() {
+            self.push_conflated(msg);
+            return Ok(());
+        }
+        let mut w = self.ring.writer();
+        if !w.writing_more {
+            if !self.has_room(&mut w, true) {
                 return Err(PushError::Full(msg));
             }
-            if g.conflate {
-                g.drop_all();
-            }
-            g.messages += 1;
+            w.started += 1;
         }
-        let more = msg.more();
-        g.writing_more = more;
-        g.frames.push_back(msg);
-        if !more {
-            g.complete += 1;
-            if g.complete == 1 {
-                let w = g.reader.clone();
-                drop(g);
-                w.wake();
-            }
+        if msg.more() {
+            w.writing_more = true;
+            w.partial.push(msg);
+            return Ok(());
+        }
+        w.writing_more = false;
+        Self::push_whole(&mut w, msg);
+        let wake = w.publish();
+        drop(w);
+        if wake {
+            self.wake_reader();
         }
         Ok(())
     }
 
-    /// Appends frames in one lock, ignoring the HWM (the caller checked `can_write` at a
+    /// Writes the pending frames of a message and its last frame `msg` into the ring.
+    #[inline]
+    fn push_whole(w: &mut Writer<'_, Msg, WriterState, ReaderState>, msg: Msg) {
+        if !w.partial.is_empty() {
+            let mut parts = std::mem::take(&mut w.partial);
+            for m in parts.drain(..) {
+                w.push(m);
+            }
+            // Keep the buffer (and its capacity) for the next multipart message.
+            w.partial = parts;
+        }
+        w.push(msg);
+    }
+
+    fn push_conflated(&self, msg: Msg) {
+        let mut c = self.conflated();
+        if !c.writing_more {
+            c.frames.clear();
+            c.complete = 0;
+        }
+        let more = msg.more();
+        c.writing_more = more;
+        c.frames.push_back(msg);
+        if !more {
+            c.complete += 1;
+            drop(c);
+            self.wake_reader();
+        }
+    }
+
+    /// Appends frames in one go, ignoring the HWM (the caller checked `reserve` at a
     /// message boundary). Used by the I/O thread for a batch decoded from one read.
     pub(crate) fn push_batch(&self, batch: &mut Vec<Msg>) {
         if batch.is_empty() {
             return;
         }
-        let mut g = self.lock();
-        let was_empty = g.complete == 0;
-        for msg in batch.drain(..) {
-            if !g.writing_more {
-                if g.conflate {
-                    g.drop_all();
-                }
-                g.messages += 1;
+        if self.is_conflate() {
+            for m in batch.drain(..) {
+                self.push_conflated(m);
             }
-            let more = msg.more();
-            g.writing_more = more;
-            if !more {
-                g.complete += 1;
-            }
-            g.frames.push_back(msg);
+            return;
         }
-        if was_empty && g.complete > 0 {
-            let w = g.reader.clone();
-            drop(g);
-            w.wake();
+        let mut w = self.ring.writer();
+        let mut whole = false;
+        for msg in batch.drain(..) {
+            if !w.writing_more {
+                w.started += 1;
+            }
+            if msg.more() {
+                w.writing_more = true;
+                w.partial.push(msg);
+            } else {
+                w.writing_more = false;
+                Self::push_whole(&mut w, msg);
+                whole = true;
+            }
+        }
+        if whole && w.publish() {
+            drop(w);
+            self.wake_reader();
         }
     }
 
-    /// True if at least one whole message is waiting.
+    /// True if at least one whole message is waiting. When not, the next message wakes
+    /// the reader (ZMQ_EVENTS / ZMQ_FD rely on this).
     pub(crate) fn readable(&self) -> bool {
-        self.lock().complete > 0
+        if self.reader_closed.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut r = self.ring.reader();
+        if r.available() {
+            return true;
+        }
+        if self.is_conflate() && self.conflated().complete > 0 {
+            return true;
+        }
+        if r.arm() {
+            return true;
+        }
+        self.is_conflate() && self.conflated().complete > 0
     }
 
     /// Takes the next frame, if a whole message (or the rest of one being read) is queued.
+    #[inline]
     pub(crate) fn pop(&self) -> Option<Msg> {
-        let mut g = self.lock();
-        let msg = Self::pop_locked(&mut g)?;
-        let wake = Self::after_pop(&mut g, &msg);
-        if let Some(w) = wake {
-            drop(g);
-            w.wake();
+        if self.reader_closed.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut r = self.ring.reader();
+        let msg = match r.pop() {
+            Some(m) => m,
+            None => {
+                if self.is_conflate() {
+                    drop(r);
+                    return self.pop_conflated();
+                }
+                if !r.arm() {
+                    return None;
+                }
+                r.pop()?
+            }
+        };
+        if !msg.more() {
+            r.finished += 1;
+            let finished = r.finished;
+            drop(r);
+            self.after_finish(finished);
         }
         Some(msg)
     }
 
-    fn pop_locked(g: &mut Inner) -> Option<Msg> {
-        if g.complete == 0 {
+    fn pop_conflated(&self) -> Option<Msg> {
+        let mut c = self.conflated();
+        if c.complete == 0 {
+            drop(c);
+            // push_conflated wakes the reader at every message.
             return None;
         }
-        g.frames.pop_front()
+        let msg = c.frames.pop_front()?;
+        if !msg.more() {
+            c.complete -= 1;
+        }
+        Some(msg)
     }
 
-    fn after_pop(g: &mut Inner, msg: &Msg) -> Option<Waker> {
-        if msg.more() {
-            return None;
-        }
-        g.complete -= 1;
-        g.messages -= 1;
-        if g.writer_blocked && (g.hwm == 0 || g.messages <= g.hwm / 2) {
-            g.writer_blocked = false;
-            return Some(g.writer.clone());
-        }
-        None
-    }
-
-    /// Takes up to `max_bytes` worth of whole frames in one lock (the I/O thread's batch).
+    /// Takes up to `max_bytes` worth of whole frames at once (the I/O thread's batch).
     pub(crate) fn pop_batch(&self, out: &mut Vec<Msg>, max_bytes: usize) {
-        let mut g = self.lock();
+        if self.is_conflate() {
+            let mut bytes = 0;
+            while bytes < max_bytes {
+                let Some(m) = self.pop() else { break };
+                bytes += m.len() + 9;
+                out.push(m);
+            }
+            return;
+        }
+        if self.reader_closed.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut r = self.ring.reader();
         let mut bytes = 0;
-        let mut wake = None;
+        let start = r.finished;
         while bytes < max_bytes {
-            let Some(msg) = Self::pop_locked(&mut g) else {
-                break;
+            let msg = match r.pop() {
+                Some(m) => m,
+                None => {
+                    if !r.arm() {
+                        break;
+                    }
+                    match r.pop() {
+                        Some(m) => m,
+                        None => break,
+                    }
+                }
             };
             bytes += msg.len() + 9;
-            if let Some(w) = Self::after_pop(&mut g, &msg) {
-                wake = Some(w);
+            if !msg.more() {
+                r.finished += 1;
             }
             out.push(msg);
         }
-        drop(g);
-        if let Some(w) = wake {
-            w.wake();
+        let finished = r.finished;
+        drop(r);
+        if finished != start {
+            self.after_finish(finished);
         }
     }
 
     /// The writer is done: no more frames will come. A half-written message is dropped
     /// (its receiver must never see part of a message).
     pub(crate) fn close_writer(&self) {
-        let mut g = self.lock();
-        if g.writing_more {
-            // The unfinished tail is the run of MORE frames after the last message end.
-            while g.frames.back().is_some_and(|m| m.more()) {
-                g.frames.pop_back();
+        {
+            let mut w = self.ring.writer();
+            if w.writing_more {
+                w.partial.clear();
+                w.writing_more = false;
+                w.started -= 1;
             }
-            g.writing_more = false;
-            g.messages = g.complete;
         }
-        g.writer_closed = true;
-        let w = g.reader.clone();
-        drop(g);
-        w.wake();
+        {
+            let mut c = self.conflated();
+            if c.writing_more {
+                while c.frames.back().is_some_and(|m| m.more()) {
+                    c.frames.pop_back();
+                }
+                c.writing_more = false;
+            }
+        }
+        self.writer_closed.store(true, Ordering::Release);
+        self.wake_reader();
+    }
+
+    /// Pops and drops every published frame; returns true if any was there.
+    fn discard_published(&self) -> bool {
+        let mut r = self.ring.reader();
+        let start = r.finished;
+        let mut any = false;
+        while let Some(m) = r.pop() {
+            any = true;
+            if !m.more() {
+                r.finished += 1;
+            }
+        }
+        let finished = r.finished;
+        drop(r);
+        if finished != start {
+            self.finished.store(finished, Ordering::Release);
+        }
+        let mut c = self.conflated();
+        c.frames.clear();
+        c.complete = 0;
+        any
     }
 
     /// The reader is done: pending frames are discarded and later pushes fail.
     pub(crate) fn close_reader(&self) {
-        let mut g = self.lock();
-        g.reader_closed = true;
-        g.frames.clear();
-        g.complete = 0;
-        g.messages = 0;
-        let w = g.writer.clone();
-        drop(g);
-        w.wake();
+        self.reader_closed.store(true, Ordering::SeqCst);
+        self.discard_published();
+        self.wake_writer();
     }
 
-    /// Drops every queued frame (a subscriber's queue before it is replayed).
+    /// Drops every queued frame (a subscriber's queue before it is replayed). Called by the
+    /// writer.
     pub(crate) fn clear(&self) {
-        let mut g = self.lock();
-        g.frames.clear();
-        g.complete = 0;
-        g.messages = 0;
-        g.writing_more = false;
-        let blocked = std::mem::take(&mut g.writer_blocked);
-        let w = g.writer.clone();
-        drop(g);
-        if blocked {
-            w.wake();
+        {
+            let mut w = self.ring.writer();
+            if w.writing_more {
+                w.partial.clear();
+                w.writing_more = false;
+                w.started -= 1;
+            }
+        }
+        self.discard_published();
+        if self.wake_writer_at.swap(NOT_BLOCKED, Ordering::SeqCst) != NOT_BLOCKED {
+            self.wake_writer();
         }
     }
 
     /// True once nothing more can be read: the writer closed and everything was read, or
     /// the reader itself gave up.
     pub(crate) fn is_finished(&self) -> bool {
-        let g = self.lock();
-        g.reader_closed || (g.writer_closed && g.complete == 0)
+        if self.reader_closed.load(Ordering::Acquire) {
+            return true;
+        }
+        if !self.writer_closed.load(Ordering::Acquire) {
+            return false;
+        }
+        !self.ring.reader().available() && self.conflated().complete == 0
     }
 
     pub(crate) fn is_reader_closed(&self) -> bool {
-        self.lock().reader_closed
+        self.reader_closed.load(Ordering::Acquire)
     }
 
-    /// Frames waiting (for LINGER decisions).
+    /// Nothing waiting to be read (for LINGER decisions).
     pub(crate) fn is_empty(&self) -> bool {
-        self.lock().frames.is_empty()
+        if self.reader_closed.load(Ordering::Acquire) {
+            return true;
+        }
+        !self.ring.reader().available() && self.conflated().frames.is_empty()
     }
 }
 

@@ -244,6 +244,9 @@ impl Socket {
                 sig.arm(seen);
                 return Err((Error::Again, msg));
             }
+            if sig.spin(seen) {
+                continue;
+            }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
             match sig.wait(seen, d) {
                 Wait::Changed => {}
@@ -281,6 +284,9 @@ impl Socket {
             if flags & DONTWAIT != 0 || timeout == 0 {
                 sig.arm(seen);
                 return Err(Error::Again);
+            }
+            if sig.spin(seen) {
+                continue;
             }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
             match sig.wait(seen, d) {

@@ -213,8 +213,8 @@ impl Engine {
     /// The greeting and the peer's READY are consumed internally; our READY is
     /// queued to the output as soon as the peer's greeting is validated.
     /// Unknown commands after the handshake are ignored (forward
-    /// compatibility). Bodies of 1 KiB or more are zero-copy slices of the
-    /// input buffer; smaller ones are copied so they do not pin it.
+    /// compatibility). Message bodies are zero-copy slices of the input buffer
+    /// (copy small ones you keep for long, or they pin it).
     ///
     /// After an `Err` the engine is dead: every further call returns the same
     /// error again and input is discarded. After [`Event::PeerError`] every
@@ -413,7 +413,7 @@ impl Engine {
             return Ok(None);
         }
         self.need = 0;
-        let body = self.input.take(h.header_len, h.body_len);
+        let body = self.input.take(h.header_len, h.body_len, h.command);
         Ok(Some((h.more, h.command, body)))
     }
 

@@ -2,14 +2,16 @@
 //!
 //! `buf[..filled]` holds received bytes not parsed yet; `buf[filled..]` is
 //! initialised spare space handed out for the caller to read into, so no
-//! unsafe code is needed to expose it. Large frame bodies are split off
-//! without copying; small ones are copied so that a long-lived tiny message
-//! does not pin the whole receive allocation.
+//! unsafe code is needed to expose it. Message bodies are split off without
+//! copying (a reference-count increment, no allocation per frame); a consumer
+//! that keeps tiny ones for long should copy them out, or they pin the receive
+//! allocation (ferromq's core copies bodies under 1 KiB into inline or pooled
+//! storage at once). Small command bodies are copied.
 
 use bytes::{Buf, Bytes, BytesMut};
 
-/// Bodies at least this large are handed out zero-copy.
-pub(crate) const ZERO_COPY_MIN: usize = 1024;
+/// Command bodies smaller than this are copied out of the receive buffer.
+pub(crate) const COPY_COMMAND_MAX: usize = 1024;
 
 /// Upper bound on how much space is reserved ahead for a partially received
 /// frame, so an announced (but not yet sent) huge body costs no memory.
@@ -70,18 +72,25 @@ impl InputBuffer {
     }
 
     /// Discards a `skip`-byte header and returns the following `len` bytes:
-    /// zero-copy when `len >= ZERO_COPY_MIN`, copied otherwise.
-    pub(crate) fn take(&mut self, skip: usize, len: usize) -> Bytes {
+    /// zero-copy for message bodies (a reference-count increment; copying them,
+    /// as before, cost an allocation per frame, and once every split-off body
+    /// is dropped `spare` reuses the buffer), copied for small command bodies
+    /// (`command`), whose parts the engine and its user keep for a
+    /// connection's life (READY properties, routing id) and which would pin a
+    /// whole receive buffer.
+    pub(crate) fn take(&mut self, skip: usize, len: usize, command: bool) -> Bytes {
         debug_assert!(skip + len <= self.filled);
         self.consume(skip);
-        if len >= ZERO_COPY_MIN {
-            self.filled -= len;
-            self.buf.split_to(len).freeze()
-        } else {
+        if len == 0 {
+            return Bytes::new();
+        }
+        if command && len < COPY_COMMAND_MAX {
             let body = Bytes::copy_from_slice(&self.buf[..len]);
             self.consume(len);
-            body
+            return body;
         }
+        self.filled -= len;
+        self.buf.split_to(len).freeze()
     }
 
     /// Drops all received bytes and releases the allocation.
@@ -118,20 +127,24 @@ mod tests {
     }
 
     #[test]
-    fn take_copies_small_and_splits_large() {
+    fn take_splits_bodies_without_copying() {
         let mut input = InputBuffer::default();
-        let big = vec![9u8; ZERO_COPY_MIN];
+        let big = vec![9u8; 1024];
         input.extend(b"hh");
         input.extend(&big);
         input.extend(b"xyz");
         let base = input.data().as_ptr() as usize;
-        let body = input.take(2, ZERO_COPY_MIN);
+        let body = input.take(2, 1024, false);
         assert_eq!(&body[..], &big[..]);
         // Zero-copy: the body still lives in the receive allocation.
         assert_eq!(body.as_ptr() as usize, base + 2);
         assert_eq!(input.data(), b"xyz");
-        let small = input.take(1, 2);
-        assert_eq!(&small[..], b"yz");
+        let small = input.take(1, 1, false);
+        assert_eq!(&small[..], b"y");
+        assert_eq!(small.as_ptr() as usize, base + 2 + 1024 + 1);
+        let command = input.take(0, 1, true);
+        assert_eq!(&command[..], b"z");
+        assert_ne!(command.as_ptr() as usize, base + 2 + 1024 + 2, "copied");
         assert!(input.data().is_empty());
     }
 

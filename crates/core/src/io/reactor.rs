@@ -301,6 +301,8 @@ struct Reactor {
     connectors: HashMap<usize, Connector>,
     conns: HashMap<usize, Conn>,
     timers: Vec<(Instant, Timer)>,
+    /// The other half of `ReactorShared::scheduled` (swapped, so neither side allocates).
+    sched_buf: Vec<usize>,
     stopping: bool,
 }
 
@@ -313,6 +315,7 @@ impl Reactor {
             connectors: HashMap::new(),
             conns: HashMap::new(),
             timers: Vec::new(),
+            sched_buf: Vec::new(),
             stopping: false,
         }
     }
@@ -711,7 +714,11 @@ impl Reactor {
     }
 
     fn run_scheduled(&mut self) {
-        let mut list = std::mem::take(
+        // Swap buffers rather than take: an empty Vec left behind would make the next
+        // schedule() allocate on the application's thread, once per wake.
+        let mut list = std::mem::take(&mut self.sched_buf);
+        std::mem::swap(
+            &mut list,
             &mut *self
                 .shared
                 .scheduled
@@ -720,11 +727,13 @@ impl Reactor {
         );
         list.sort_unstable();
         list.dedup();
-        for t in list {
+        for &t in &list {
             if self.conns.contains_key(&t) {
                 self.conn_ready(t, true, true);
             }
         }
+        list.clear();
+        self.sched_buf = list;
     }
 
     fn run_timers(&mut self) {

@@ -1,0 +1,319 @@
+//! Bodies too big to live inline and small enough to pool (`INLINE_CAP` < len ≤ `MAX`) are
+//! copied into a per-thread block by bumping an offset, instead of one `malloc` each (and a
+//! `free` on the receiving thread, which for glibc means a cross-thread free into the
+//! sender's arena, under its lock). A block is reference-counted: each body in it holds one
+//! reference, and the thread filling it holds a large bias it gives up when it moves on, so
+//! filling costs no atomic operation and releasing a body costs one `fetch_sub`. The block
+//! is freed when the last body in it is gone.
+//!
+//! Two size classes: bodies up to 256 bytes share 8 KiB blocks, bodies up to 8 KiB share
+//! 64 KiB blocks (a 1 KiB message otherwise pays the same arena-lock fight as a 64-byte
+//! one). The cost is retention: one long-lived body keeps its whole block alive.
+//!
+//! Freed blocks go to a small per-class free list (a mutex taken once per block, not per
+//! body) rather than back to malloc, which for 64 KiB chunks would trim and re-fault the
+//! sender's heap over and over.
+
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::cell::Cell;
+use std::ptr::NonNull;
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Free blocks kept per block size.
+const FREE_KEEP: usize = 16;
+/// Largest body given a block of its own (recycled through the free lists, never shared).
+pub(crate) const SOLO_MAX: usize = 256 * 1024;
+
+/// A free block (no references; contents dead).
+struct FreeBlock(NonNull<Header>);
+
+// SAFETY: a free block is plain memory owned by whoever holds the FreeBlock.
+unsafe impl Send for FreeBlock {}
+
+/// Free blocks by size: 8 KiB, 16 KiB, ... 512 KiB (block sizes are powers of two).
+static FREE: [Mutex<Vec<FreeBlock>>; 7] = [const { Mutex::new(Vec::new()) }; 7];
+
+fn free_list(size: usize) -> &'static Mutex<Vec<FreeBlock>> {
+    debug_assert!(size.is_power_of_two() && size >= SMALL_BLOCK);
+    &FREE[(size.trailing_zeros() - SMALL_BLOCK.trailing_zeros()) as usize]
+}
+
+/// A block of `size` bytes: a recycled one or a new one. Its header must be written.
+fn get_block(size: usize) -> NonNull<Header> {
+    let reused = free_list(size)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .pop();
+    match reused {
+        Some(FreeBlock(b)) => b,
+        None => {
+            // SAFETY: non-zero size layout.
+            let p = unsafe { alloc(layout(size)) } as *mut Header;
+            match NonNull::new(p) {
+                Some(b) => b,
+                None => handle_alloc_error(layout(size)),
+            }
+        }
+    }
+}
+
+/// Largest pooled body.
+pub(crate) const MAX: usize = 8192;
+/// Largest body of the small class.
+const SMALL_MAX: usize = 256;
+/// Block sizes, header included.
+const SMALL_BLOCK: usize = 8192;
+const LARGE_BLOCK: usize = 65536;
+/// The filling thread's references (more than a block can ever hand out: bodies take at
+/// least 8 bytes).
+const BIAS: usize = LARGE_BLOCK;
+
+#[repr(C, align(64))]
+struct Header {
+    refs: AtomicUsize,
+    /// The block's size (its layout, for the free).
+    size: usize,
+}
+
+const DATA_OFF: usize = std::mem::size_of::<Header>();
+
+fn layout(size: usize) -> Layout {
+    // Valid: non-zero size, power-of-two alignment.
+    Layout::from_size_align(size, 64).expect("valid layout")
+}
+
+/// A body in a block: `len` bytes at `off` from the block start. Owns one reference.
+pub(crate) struct PoolRef {
+    block: NonNull<Header>,
+    off: u32,
+    len: u32,
+}
+
+// SAFETY: a PoolRef owns one reference to its block (an atomic count) and reads bytes
+// nobody writes any more except through `as_mut_ptr`, which the C ABI contract reserves
+// for the message's owner; moving it to or sharing it with another thread is fine.
+unsafe impl Send for PoolRef {}
+// SAFETY: as above; `&PoolRef` only reads.
+unsafe impl Sync for PoolRef {}
+
+struct Filling {
+    /// Block size of this class.
+    size: usize,
+    block: Cell<Option<NonNull<Header>>>,
+    used: Cell<usize>,
+    handed: Cell<usize>,
+}
+
+impl Filling {
+    /// Gives up the current block (its bodies keep it alive).
+    fn retire(&self) {
+        if let Some(b) = self.block.take() {
+            // SAFETY: we hold BIAS references to `b`, so it is alive.
+            unsafe { release(b, BIAS - self.handed.get()) };
+        }
+    }
+}
+
+impl Drop for Filling {
+    fn drop(&mut self) {
+        self.retire();
+    }
+}
+
+thread_local! {
+    static SMALL: Filling = const {
+        Filling { size: SMALL_BLOCK, block: Cell::new(None), used: Cell::new(0), handed: Cell::new(0) }
+    };
+    static LARGE: Filling = const {
+        Filling { size: LARGE_BLOCK, block: Cell::new(None), used: Cell::new(0), handed: Cell::new(0) }
+    };
+}
+
+/// Drops `n` references to `b`, freeing it with the last.
+///
+/// # Safety
+/// The caller owns at least `n` references to the live block `b`.
+unsafe fn release(b: NonNull<Header>, n: usize) {
+    // SAFETY: b is alive while we hold references (caller contract).
+    let prev = unsafe { b.as_ref() }.refs.fetch_sub(n, Ordering::Release);
+    if prev == n {
+        // Acquire: every other holder's use of the block happens-before the free.
+        fence(Ordering::Acquire);
+        // SAFETY: that was the last reference, so we own the block.
+        let size = unsafe { b.as_ref() }.size;
+        let mut list = free_list(size).lock().unwrap_or_else(|e| e.into_inner());
+        if list.len() < FREE_KEEP {
+            list.push(FreeBlock(b));
+        } else {
+            drop(list);
+            // SAFETY: the block came from `alloc(layout(size))` and is unreferenced.
+            unsafe { dealloc(b.as_ptr().cast(), layout(size)) };
+        }
+    }
+}
+
+impl PoolRef {
+    /// Copies `data` (INLINE_CAP < len ≤ MAX) into this thread's block. `None` if the
+    /// thread is exiting (its block is gone); the caller falls back to the heap.
+    pub(crate) fn copy_from(data: &[u8]) -> Option<PoolRef> {
+        debug_assert!(data.len() <= MAX);
+        let len = data.len();
+        // Keep bodies 8-aligned (cheap copies, aligned data pointers for C callers).
+        let room = (len + 7) & !7;
+        let class = if len <= SMALL_MAX { &SMALL } else { &LARGE };
+        class
+            .try_with(|f| {
+                let mut used = f.used.get();
+                let block = match f.block.get() {
+                    Some(b) if used + room <= f.size => b,
+                    _ => {
+                        f.retire();
+                        let b = get_block(f.size);
+                        // SAFETY: a fresh or free block of f.size bytes, aligned for Header,
+                        // referenced by nobody.
+                        unsafe {
+                            b.as_ptr().write(Header {
+                                refs: AtomicUsize::new(BIAS),
+                                size: f.size,
+                            })
+                        };
+                        f.block.set(Some(b));
+                        f.handed.set(0);
+                        used = DATA_OFF;
+                        b
+                    }
+                };
+                // SAFETY: [used, used + len) lies inside the block (checked above) and no
+                // other body covers it: offsets only grow while this thread fills it.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        data.as_ptr(),
+                        block.as_ptr().cast::<u8>().add(used),
+                        len,
+                    )
+                };
+                f.used.set(used + room);
+                f.handed.set(f.handed.get() + 1);
+                PoolRef {
+                    block,
+                    off: used as u32,
+                    len: len as u32,
+                }
+            })
+            .ok()
+    }
+
+    /// Copies a large body (MAX < len ≤ SOLO_MAX) into a block of its own, recycled
+    /// through the free lists (malloc would trim and re-fault such chunks).
+    pub(crate) fn copy_solo(data: &[u8]) -> PoolRef {
+        debug_assert!(data.len() <= SOLO_MAX);
+        let size = (data.len() + DATA_OFF).next_power_of_two().max(SMALL_BLOCK);
+        let b = get_block(size);
+        // SAFETY: a block of `size` bytes nobody references; the body fits after the
+        // header (size >= len + DATA_OFF).
+        unsafe {
+            b.as_ptr().write(Header {
+                refs: AtomicUsize::new(1),
+                size,
+            });
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                b.as_ptr().cast::<u8>().add(DATA_OFF),
+                data.len(),
+            );
+        }
+        PoolRef {
+            block: b,
+            off: DATA_OFF as u32,
+            len: data.len() as u32,
+        }
+    }
+
+    /// The body.
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        // SAFETY: the block is alive while we hold a reference; [off, off+len) was written
+        // before this PoolRef was made (and moved here with a happens-before edge).
+        unsafe {
+            std::slice::from_raw_parts(
+                self.block.as_ptr().cast::<u8>().add(self.off as usize),
+                self.len as usize,
+            )
+        }
+    }
+
+    /// Raw pointer to the body (C callers may write through it: `zmq_msg_data`).
+    pub(crate) fn as_mut_ptr(&self) -> *mut u8 {
+        // SAFETY: in bounds of the live block.
+        unsafe { self.block.as_ptr().cast::<u8>().add(self.off as usize) }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+}
+
+impl Clone for PoolRef {
+    fn clone(&self) -> PoolRef {
+        // SAFETY: we hold a reference, so the block is alive.
+        unsafe { self.block.as_ref() }
+            .refs
+            .fetch_add(1, Ordering::Relaxed);
+        PoolRef {
+            block: self.block,
+            off: self.off,
+            len: self.len,
+        }
+    }
+}
+
+impl Drop for PoolRef {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: we own one reference.
+        unsafe { release(self.block, 1) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_survive_their_block_being_retired_and_cross_threads() {
+        let mut keep = Vec::new();
+        let n = if cfg!(miri) { 60 } else { 2000 };
+        for i in 0..n {
+            let len = 47 + (i * 37) % (MAX - 46);
+            let body: Vec<u8> = (0..len).map(|j| (i + j) as u8).collect();
+            let r = PoolRef::copy_from(&body).unwrap();
+            assert_eq!(r.as_slice(), &body[..]);
+            if i % 7 == 0 {
+                keep.push((r.clone(), body));
+            }
+        }
+        let t = std::thread::spawn(move || {
+            for (r, body) in &keep {
+                assert_eq!(r.as_slice(), &body[..]);
+            }
+            drop(keep);
+            // This thread's own block, released at thread exit.
+            let _ = PoolRef::copy_from(&[1u8; 100]).unwrap();
+        });
+        let lens: &[usize] = if cfg!(miri) {
+            &[MAX + 1]
+        } else {
+            &[MAX + 1, 40_000, SOLO_MAX - DATA_OFF, SOLO_MAX]
+        };
+        for &len in lens {
+            let body: Vec<u8> = (0..len).map(|j| j as u8).collect();
+            let a = PoolRef::copy_solo(&body);
+            let b = a.clone();
+            drop(a);
+            assert_eq!(b.as_slice(), &body[..]);
+        }
+        t.join().unwrap();
+    }
+}
