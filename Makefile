@@ -4,7 +4,8 @@ PREFIX ?= $(CURDIR)/dist
 VERSION := 4.3.5
 CFLAGS_TEST := -O1 -g -Wall -Wextra -Werror -std=c11 -D_GNU_SOURCE
 
-.PHONY: all setup dist test test-rust test-c test-bindings bench bench-full conformance clean
+# test-safety: Miri + AddressSanitizer on the unsafe code, and a fuzz smoke run of every target
+.PHONY: all setup dist test test-rust test-c test-bindings test-safety bench bench-full conformance clean
 
 all: dist
 
@@ -25,8 +26,9 @@ dist:
 	@echo "dist: $(PREFIX)/lib/libzmq.so.5 (soname $$(objdump -p $(PREFIX)/lib/libzmq.so.5 | awk '/SONAME/{print $$2}'))"
 
 ## test: every test: Rust unit/integration/interop tests, C programs on dist/, the bindings'
-## fast conformance runs (cppzmq, pebbe/zmq4, Rust zmq crate), bench self-tests
-test: setup dist test-rust test-c test-bindings
+## fast conformance runs (cppzmq, pebbe/zmq4, Rust zmq crate), our Java and Node bindings,
+## Miri/ASan on the unsafe code, a fuzz smoke run, bench self-tests
+test: setup dist test-rust test-c test-bindings test-safety
 	python3 -m pytest -q bench/tests
 	@echo "make test: all suites passed"
 
@@ -36,6 +38,10 @@ test-bindings: dist
 	bash conformance/rust-zmq/run.sh
 	bash bindings/node/run-tests.sh
 	bash bindings/java/run-tests.sh
+
+test-safety:
+	bash scripts/sanitize.sh
+	bash fuzz/smoke.sh
 
 test-rust:
 	$(CARGO) test --workspace --release

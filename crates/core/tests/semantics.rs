@@ -256,27 +256,34 @@ fn router_mandatory_blocking_send_resumes(ep: &str) {
     // Wait for the route.
     let deadline = Instant::now() + Duration::from_secs(3);
     while tx.send(b"receiver", SNDMORE | DONTWAIT).is_err() {
-        assert!(Instant::now() < deadline, "route to the receiver never appeared");
+        assert!(
+            Instant::now() < deadline,
+            "route to the receiver never appeared"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     tx.send(b"first", 0).unwrap();
     const N: usize = 5000;
-    finishes_within(20_000, "blocking ROUTER_MANDATORY sends past the HWM", move || {
-        let sender = std::thread::spawn(move || {
-            for _ in 0..N {
-                tx.send(b"receiver", SNDMORE).unwrap();
-                tx.send(&[7u8; 64], 0).unwrap();
+    finishes_within(
+        20_000,
+        "blocking ROUTER_MANDATORY sends past the HWM",
+        move || {
+            let sender = std::thread::spawn(move || {
+                for _ in 0..N {
+                    tx.send(b"receiver", SNDMORE).unwrap();
+                    tx.send(&[7u8; 64], 0).unwrap();
+                }
+                tx
+            });
+            for _ in 0..=N {
+                rx.recv(0).unwrap();
+                rx.recv(0).unwrap();
             }
-            tx
-        });
-        for _ in 0..=N {
-            rx.recv(0).unwrap();
-            rx.recv(0).unwrap();
-        }
-        drop(sender.join().unwrap());
-        drop(rx);
-        ctx.term().unwrap();
-    });
+            drop(sender.join().unwrap());
+            drop(rx);
+            ctx.term().unwrap();
+        },
+    );
 }
 
 #[test]

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The code that holds ferromq's `unsafe` blocks, under checkers:
+# - Miri (undefined behaviour, data races, leaks) on the lock-free SPSC ring, the message
+#   body pool and the message representation, through their unit tests;
+# - AddressSanitizer on the C ABI crate (every extern "C" function, handle casts,
+#   zmq_msg_t layout) through its unit tests, and on the core crate (eventfd, poll,
+#   sigmask, getifaddrs, setsockopt, the ring and pool under real threads) through its
+#   unit tests and the semantics and hostile-peer suites.
+# Needs the nightly toolchain (Miri, -Zsanitizer); fails, never skips, without it.
+# Prints "sanitize: N passed, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    echo "sanitize: the nightly Rust toolchain is required for -Zsanitizer=address" >&2
+    echo "sanitize: 0 passed, 1 failed"
+    exit 1
+fi
+target=x86_64-unknown-linux-gnu
+log=$(mktemp)
+status=0
+echo "== miri: ring, pool, msg"
+set +e
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR_MIRI:-target/miri}" \
+    cargo +nightly miri test -p ferromq --lib -- spsc:: pool:: msg:: 2>&1 | tee -a "$log" |
+    grep -E "^test result|^error|Undefined Behavior|data race"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+set -e
+export RUSTFLAGS="-Zsanitizer=address"
+# A small quarantine: the hostile suite bounds RSS, and ASan's default 256 MiB
+# quarantine of freed blocks would count against it.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=4}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_ASAN:-target/asan}"
+run() {
+    echo "== asan: cargo test $*"
+    set +e
+    cargo +nightly test --release --target "$target" "$@" 2>&1 | tee -a "$log" |
+        grep -E "^test result|ERROR: AddressSanitizer|^SUMMARY|^error"
+    local rc=${PIPESTATUS[0]}
+    set -e
+    [ "$rc" -eq 0 ] || status=1
+}
+run -p ferromq-capi --lib
+run -p ferromq --lib --test semantics --test hostile
+passed=$(grep -Eo '^test result: [a-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
+failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
+if grep -q "ERROR: AddressSanitizer" "$log"; then
+    status=1
+    failed=$((failed + 1))
+fi
+rm -f "$log"
+echo "sanitize: $passed passed, $failed failed"
+exit $status
