@@ -351,13 +351,38 @@ fn curve_replayed_message_is_refused() {
     t.finish();
 }
 
-/// Hundreds of connections that send nothing: each is closed after HANDSHAKE_IVL,
+/// Raises this process's open-file limit to at least `need` (up to the hard limit);
+/// panics with the limits if that is not enough, so the test fails rather than skips.
+fn ensure_fd_limit(need: u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit write/read a valid rlimit struct we own.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim), 0);
+        if lim.rlim_cur < need {
+            lim.rlim_cur = need.min(lim.rlim_max);
+            assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &lim), 0);
+        }
+    }
+    assert!(
+        lim.rlim_cur >= need,
+        "this test needs {need} file descriptors; the hard limit is {}",
+        lim.rlim_max
+    );
+}
+
+/// Two thousand connections that send nothing: each is closed after HANDSHAKE_IVL,
 /// memory returns to where it was, and the good client is served meanwhile.
 #[test]
 fn many_connections_that_never_handshake() {
+    const IDLE: usize = 2000;
+    // Both ends of every connection live in this process.
+    ensure_fd_limit(2 * IDLE as u64 + 256);
     let t = Target::new(false, |s| s.set_int(opt::HANDSHAKE_IVL, 300).unwrap());
     let before = rss_kib();
-    let mut conns: Vec<TcpStream> = (0..500).map(|_| t.raw()).collect();
+    let mut conns: Vec<TcpStream> = (0..IDLE).map(|_| t.raw()).collect();
     t.assert_alive("during");
     let mut closed = 0;
     for c in &mut conns {
