@@ -56,10 +56,15 @@ bench: setup dist
 bench-full: setup dist
 	python3 bench/run.py --full
 
-## conformance: pyzmq's own test suite on ferromq and on real libzmq, compared
-## (build/conformance/pyzmq-report.md; ~10 minutes)
+## conformance: every binding's suite on ferromq and on real libzmq, compared: pyzmq's own
+## tests (build/conformance/pyzmq-report.md), pebbe/zmq4's `go test`, the cppzmq programs,
+## the Rust zmq crate, zeromq.js built in shared-library mode (~20 minutes)
 conformance: setup dist
 	SKIP_DIST=1 STRICT=1 bash conformance/pyzmq.sh
+	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
+	bash conformance/cpp/run.sh
+	bash conformance/rust-zmq/run.sh
+	bash conformance/node-zeromq.sh
 
 clean:
 	$(CARGO) clean
