@@ -38,10 +38,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bindings  # noqa: E402  (workload C)
+import ceiling  # noqa: E402  (workloads R and M)
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
 DRIVER_SRC = BENCH_DIR / "driver" / "zbench.c"
+# Every translation unit of the driver (zbench.h is shared by all).
+DRIVER_SRCS = [DRIVER_SRC, BENCH_DIR / "driver" / "zraw.c",
+               BENCH_DIR / "driver" / "zmem.c"]
+DRIVER_HDR = BENCH_DIR / "driver" / "zbench.h"
 DEFAULT_DRIVER = BENCH_DIR / "out" / "zbench"
 DEFAULT_OUT_ROOT = BENCH_DIR / "out"
 DEFAULT_FERROMQ = REPO_DIR / "dist" / "lib" / "libzmq.so.5"
@@ -211,8 +216,9 @@ def fmt_duration(sec: float) -> str:
 
 @dataclass(frozen=True)
 class Cell:
-    workload: str    # "A" (separate processes) or "B" (two threads)
-    kind: str        # "thr" or "lat"
+    workload: str    # "A" (separate processes), "B" (two threads), "D",
+                     # "R" (raw-socket ceiling), "M" (memory)
+    kind: str        # "thr", "lat" or "mem"
     pattern: str     # a PATTERNS entry, or "reqrep" for latency
     transport: str
     size: int
@@ -224,8 +230,10 @@ class Cell:
 
     @property
     def id(self) -> str:
+        if self.kind == "mem" and self.pattern == "idle":
+            return f"M/mem/idle/{self.transport}/{self.count}conn"
         s = f"{self.workload}/{self.kind}/{self.pattern}/{self.transport}/{self.size}"
-        if self.kind == "thr":
+        if self.kind == "thr" and self.workload != "R":
             s += f"/hwm{self.hwm}"
         if self.null:
             s += "/null"
@@ -233,7 +241,8 @@ class Cell:
 
     @property
     def metric(self) -> str:
-        return "msg_per_s" if self.kind == "thr" else "mean_us"
+        return {"thr": "msg_per_s", "mem": "rss_growth_kib"}.get(self.kind,
+                                                                 "mean_us")
 
     @property
     def higher_is_better(self) -> bool:
@@ -305,6 +314,8 @@ def build_plan(quick: bool, *, sizes=None, patterns=None, transports=None,
                 cells.append(Cell("D", "thr", "router_par", "tcp", s, n, hwm,
                                   D_WARMUP, iterations=D_ITER_QUICK if quick
                                   else D_ITER_FULL))
+    cells += ceiling.plan(sys.modules[__name__], quick, workloads, sizes,
+                          transports, scale, warmup)
     if null:
         cells.append(Cell("B", "thr", "pushpull", "tcp", 64,
                           thr_count(64, quick, scale), "0", null=True))
@@ -321,25 +332,28 @@ def build_plan(quick: bool, *, sizes=None, patterns=None, transports=None,
 # Driver, libraries, host
 # ---------------------------------------------------------------------------
 
-def driver_build_cmd(src: Path, out: Path, cc: str | None = None) -> list[str]:
-    # Keep in sync with bench/Makefile.
+def driver_build_cmd(src, out: Path, cc: str | None = None) -> list[str]:
+    """src: one path or a list of the driver's .c files.  Keep in sync with
+    bench/Makefile."""
     cmd = [cc or os.environ.get("CC") or "gcc", "-O2", "-std=c11", "-Wall",
            "-Wextra", "-Wno-unused-parameter"]
     if SYSTEM_ZMQ_H.exists():
         cmd.append("-DZBENCH_CHECK_HEADER")
-    return cmd + ["-pthread", "-o", str(out), str(src), "-ldl", "-lm"]
+    srcs = [src] if isinstance(src, (str, Path)) else list(src)
+    return cmd + ["-pthread", "-o", str(out)] + [str(s) for s in srcs] + [
+        "-ldl", "-lm"]
 
 
 def build_driver(out: Path = DEFAULT_DRIVER, force: bool = False) -> Path:
-    if (not force and out.exists()
-            and out.stat().st_mtime >= DRIVER_SRC.stat().st_mtime):
+    newest = max(p.stat().st_mtime for p in DRIVER_SRCS + [DRIVER_HDR])
+    if not force and out.exists() and out.stat().st_mtime >= newest:
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     # Build to a temporary name, then rename: concurrent runs never see a
     # half-written binary.
     fd, tmp = tempfile.mkstemp(prefix=".zbench-", dir=out.parent)
     os.close(fd)
-    cmd = driver_build_cmd(DRIVER_SRC, Path(tmp))
+    cmd = driver_build_cmd(DRIVER_SRCS, Path(tmp))
     print("building driver: " + " ".join(cmd), file=sys.stderr)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -460,12 +474,13 @@ def _tail(s: str, n: int = 600) -> str:
 
 
 def _finish(rec: dict, res: dict | None, rc: int, stderr: str,
-            metric: str) -> dict:
+            metric: str, any_sign: bool = False) -> dict:
+    """any_sign: the metric may be 0 or negative (an RSS growth)."""
     rec["rc"] = rc
     rec["result"] = res
     value = (res or {}).get(metric)
     if rc == 0 and res and res.get("ok") and isinstance(value, (int, float)) \
-            and value > 0 and math.isfinite(value):
+            and (any_sign or value > 0) and math.isfinite(value):
         rec["ok"] = True
         rec["value"] = float(value)
     else:
@@ -480,7 +495,9 @@ def run_in_process(driver: Path, lib: Lib, cell: Cell, timeout: int) -> dict:
     argv = [str(driver), "--lib", lib.path, "--timeout", str(timeout),
             cell.kind, "--transport", cell.transport, "--size", str(cell.size),
             "--count", str(cell.count)]
-    if cell.pattern == "router_par":
+    if cell.workload in ("R", "M"):
+        argv = argv[:5] + ceiling.driver_args(cell)
+    elif cell.pattern == "router_par":
         argv[5] = "router_par"
         argv += ["--hwm", cell.hwm, "--iterations", str(cell.iterations),
                  "--warmup", str(cell.warmup)]
@@ -499,7 +516,7 @@ def run_in_process(driver: Path, lib: Lib, cell: Cell, timeout: int) -> dict:
                        "not fire)", cell.metric)
     rec["stderr"] = _tail(r.stderr)
     return _finish(rec, parse_json_line(r.stdout), r.returncode, r.stderr,
-                   cell.metric)
+                   cell.metric, any_sign=cell.kind == "mem")
 
 
 def run_processes(driver: Path, lib: Lib, cell: Cell, timeout: int) -> dict:
@@ -589,6 +606,8 @@ def cell_timeout(cell: Cell, fixed: int | None = None) -> int:
     the suite."""
     if fixed:
         return fixed
+    if cell.kind == "mem":
+        return ceiling.timeout(cell)
     if cell.pattern == "router_par":
         n = cell.count * (cell.iterations + cell.warmup)
         return int(math.ceil(30 + n / 20_000 + n * cell.size / 50e6))
@@ -652,6 +671,10 @@ def execute(plan: list[Cell], libs: list[Lib], driver: Path, runs: int,
                              baseline.version, baseline.realpath,
                              baseline.sha256, baseline.size_bytes)]
             n = max(runs, null_runs)
+        elif ceiling.is_raw(cell):
+            # No library is loaded; --lib is passed for uniformity.
+            cell_libs, n = [Lib(ceiling.RAW_LABEL, baseline.path,
+                                ceiling.RAW_VERSION)], runs
         else:
             cell_libs, n = libs, runs
         jobs.append((cell, cell_libs, n))
@@ -697,6 +720,9 @@ def summarize_cells(plan: list[Cell], raw: list[dict], labels: list[str],
         if cell.null:
             cell_labels = [baseline + "#1", baseline + "#2"]
             cell_base = baseline + "#2"
+        elif ceiling.is_raw(cell):
+            cell_labels = [ceiling.RAW_LABEL]
+            cell_base = ceiling.RAW_LABEL
         else:
             cell_labels = list(labels)
             cell_base = baseline
@@ -714,6 +740,7 @@ def summarize_cells(plan: list[Cell], raw: list[dict], labels: list[str],
                 st["values"] = [r["value"] for r in good]
                 extra = {}
                 fields = (["mbit_per_s", "e2e_msg_per_s"] if cell.kind == "thr"
+                          else ceiling.extra_fields(cell) if cell.kind == "mem"
                           else LAT_FIELDS)
                 for f in fields:
                     vals = [r["result"][f] for r in good
@@ -831,25 +858,34 @@ def render_markdown(report: dict) -> str:
     if not cands:
         out += ["> Only one library measured: the tables have no Diff.", ""]
 
-    def section(title, selected, fmt, extra_note=None):
+    ridx = ceiling.raw_index(cells)
+
+    def section(title, selected, fmt, extra_note=None, raw=False):
+        """raw: add the raw-socket column and each library's % of raw."""
         if not selected:
             return
         out.extend([title, ""])
         if extra_note:
             out.extend([extra_note, ""])
         first = selected[0]
-        header = (["Transport", "Size"]
-                  + _cmp_columns(first["labels"], first["baseline"])
+        main = (_cmp_columns(first["labels"], first["baseline"])
+                if len(first["labels"]) > 1 else [first["labels"][0]])
+        raw = raw and bool(ridx)
+        header = (["Transport", "Size"] + main
+                  + (ceiling.raw_header(first["labels"]) if raw else [])
                   + _extra_header(first["labels"]))
-        if len(first["labels"]) == 1:
-            header = ["Transport", "Size", first["labels"][0]] + \
-                _extra_header(first["labels"])
         rows = []
         for c in _sorted_cells(selected):
             row = _cmp_row(c, fmt)
+            if raw:
+                row = (row[:len(main)]
+                       + ceiling.raw_columns(c, ridx, first["labels"], fmt)
+                       + row[len(main):])
             rows.append([TRANSPORT_TITLES.get(c["transport"], c["transport"]),
                          fmt_size(c["size"])] + row)
         out.extend([_table(header, rows), ""])
+        if raw:
+            out.extend([ceiling.raw_note(first["kind"]), ""])
 
     norm = [c for c in cells if not c["null"]]
     # Workload B throughput: one table per pattern (and HWM setting).
@@ -864,13 +900,14 @@ def render_markdown(report: dict) -> str:
         for p in PATTERNS:
             sel = [c for c in norm if c["workload"] == "B" and c["kind"] == "thr"
                    and c["pattern"] == p and c["hwm"] == hwm]
-            section(f"### {PATTERN_TITLES[p]}", sel, fmt_rate)
+            section(f"### {PATTERN_TITLES[p]}", sel, fmt_rate, raw=True)
     # Workload B latency.
     lat_b = [c for c in norm if c["workload"] == "B" and c["kind"] == "lat"]
     if lat_b:
         out += ["## Workload B — REQ/REP latency, one-way µs (two threads)", ""]
-        section("### Mean one-way latency", lat_b, fmt_us)
+        section("### Mean one-way latency", lat_b, fmt_us, raw=True)
         out.extend(_lat_percentile_table(lat_b))
+    out.extend(ceiling.render_raw(sys.modules[__name__], norm, labels))
     # Workload A.
     a_cells = [c for c in norm if c["workload"] == "A"]
     if a_cells:
@@ -909,6 +946,8 @@ def render_markdown(report: dict) -> str:
                 else hwm)
             section(f"### HWM {hdesc}",
                     [c for c in d_cells if c["hwm"] == hwm], fmt_rate)
+    out.extend(ceiling.render_mem(sys.modules[__name__], norm, labels,
+                                  baseline))
     # Workload C.
     if report.get("bindings"):
         out += [bindings.render_markdown(sys.modules[__name__],
@@ -1105,6 +1144,8 @@ def render_svgs(report: dict) -> dict[str, str]:
     color = {l: PALETTE[i % len(PALETTE)] for i, l in enumerate(labels)}
     cells = [c for c in report["cells"] if not c["null"]]
     svgs = {}
+    raw = [c for c in cells if c["workload"] == "R"]
+    cells = [c for c in cells if c["workload"] not in ("R", "M")]
     groups: dict[tuple, list[dict]] = {}
     for c in cells:
         if c["kind"] == "thr":
@@ -1122,6 +1163,16 @@ def render_svgs(report: dict) -> dict[str, str]:
                     series.append({"name": f"{l} {TRANSPORT_TITLES[t]}",
                                    "color": color[l], "dash": DASHES[ti],
                                    "points": pts})
+        sizes = {c["size"] for c in cs}
+        for ti, t in enumerate(TRANSPORTS):   # the raw-socket ceiling
+            pts = [(c["size"], st["median"], st["min"], st["max"])
+                   for c in raw if c["kind"] == "thr" and c["transport"] == t
+                   and c["size"] in sizes
+                   and (st := c["stats"].get(ceiling.RAW_LABEL))]
+            if pts and w == "B":
+                series.append({"name": f"raw socket {TRANSPORT_TITLES[t]}",
+                               "color": "#999999", "dash": DASHES[ti],
+                               "points": pts})
         title = (f"{PATTERN_TITLES.get(p, p)} throughput (workload {w}, "
                  f"HWM {hwm})")
         svgs[f"thr_{w}_{p}_hwm{hwm}.svg"] = svg_line_chart(
@@ -1210,7 +1261,7 @@ def loud(msg: str):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        description="ferromq benchmark suite: workloads A and B of "
+        description="ferromq benchmark suite: workloads A, B, C, D, R and M of "
                     "BENCHMARKS.md over each library under test.")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--full", action="store_true",
@@ -1237,8 +1288,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hwm", help="comma-separated HWM settings for workload B "
                                   "throughput: 0 (unlimited) and/or default "
                                   "(quick: 0, full: 0,default)")
-    ap.add_argument("--workloads", default="A,B,C,D",
-                    help="any of A,B,C,D (default all)")
+    ap.add_argument("--workloads", default="A,B,C,D,R,M",
+                    help="any of A,B,C,D,R,M (default all; R = raw-socket "
+                         "ceiling, M = memory)")
     ap.add_argument("--langs", help="workload C languages (comma-separated "
                     "keys; default all): " + ",".join(
                         L.key for L in bindings.languages()))
@@ -1284,9 +1336,9 @@ def main(argv: list[str] | None = None) -> int:
         for h in hwms or []:
             if h != "default" and not h.isdigit():
                 raise SetupError(f"bad HWM {h!r}")
-        workloads = split(args.workloads) or ["A", "B", "C", "D"]
+        workloads = split(args.workloads) or ["A", "B", "C", "D", "R", "M"]
         for w in workloads:
-            if w not in ("A", "B", "C", "D"):
+            if w not in ("A", "B", "C", "D", "R", "M"):
                 raise SetupError(f"unknown workload {w!r}")
         langs = split(args.langs)
         known = [L.key for L in bindings.languages()]

@@ -44,106 +44,8 @@
 
 #define ZBENCH_VERSION "1"
 
-/* ------------------------------------------------------------------------ */
-/* ABI constants and layouts (identical in libzmq 4.3 and ferromq)           */
-/* ------------------------------------------------------------------------ */
+#include "zbench.h"
 
-enum {
-    ZB_PAIR = 0,
-    ZB_PUB = 1,
-    ZB_SUB = 2,
-    ZB_REQ = 3,
-    ZB_REP = 4,
-    ZB_DEALER = 5,
-    ZB_ROUTER = 6,
-    ZB_PULL = 7,
-    ZB_PUSH = 8,
-};
-
-enum {
-    ZB_ROUTING_ID = 5,
-    ZB_SUBSCRIBE = 6,
-    ZB_LINGER = 17,
-    ZB_SNDHWM = 23,
-    ZB_RCVHWM = 24,
-    ZB_ROUTER_MANDATORY = 33,
-    ZB_XPUB_NODROP = 69,
-};
-
-enum { ZB_DONTWAIT = 1, ZB_SNDMORE = 2 };
-enum { ZB_POLLIN = 1 };
-
-typedef struct {
-    _Alignas(void *) unsigned char opaque[64];
-} zb_msg_t;
-
-typedef struct {
-    void *socket;
-    int fd;
-    short events;
-    short revents;
-} zb_pollitem_t;
-
-#ifdef ZBENCH_CHECK_HEADER
-#include <zmq.h>
-_Static_assert(ZB_PAIR == ZMQ_PAIR, "ZMQ_PAIR");
-_Static_assert(ZB_PUB == ZMQ_PUB, "ZMQ_PUB");
-_Static_assert(ZB_SUB == ZMQ_SUB, "ZMQ_SUB");
-_Static_assert(ZB_REQ == ZMQ_REQ, "ZMQ_REQ");
-_Static_assert(ZB_REP == ZMQ_REP, "ZMQ_REP");
-_Static_assert(ZB_DEALER == ZMQ_DEALER, "ZMQ_DEALER");
-_Static_assert(ZB_ROUTER == ZMQ_ROUTER, "ZMQ_ROUTER");
-_Static_assert(ZB_PULL == ZMQ_PULL, "ZMQ_PULL");
-_Static_assert(ZB_PUSH == ZMQ_PUSH, "ZMQ_PUSH");
-_Static_assert(ZB_ROUTING_ID == ZMQ_ROUTING_ID, "ZMQ_ROUTING_ID");
-_Static_assert(ZB_SUBSCRIBE == ZMQ_SUBSCRIBE, "ZMQ_SUBSCRIBE");
-_Static_assert(ZB_LINGER == ZMQ_LINGER, "ZMQ_LINGER");
-_Static_assert(ZB_SNDHWM == ZMQ_SNDHWM, "ZMQ_SNDHWM");
-_Static_assert(ZB_RCVHWM == ZMQ_RCVHWM, "ZMQ_RCVHWM");
-_Static_assert(ZB_ROUTER_MANDATORY == ZMQ_ROUTER_MANDATORY, "ROUTER_MANDATORY");
-_Static_assert(ZB_XPUB_NODROP == ZMQ_XPUB_NODROP, "ZMQ_XPUB_NODROP");
-_Static_assert(ZB_DONTWAIT == ZMQ_DONTWAIT, "ZMQ_DONTWAIT");
-_Static_assert(ZB_SNDMORE == ZMQ_SNDMORE, "ZMQ_SNDMORE");
-_Static_assert(ZB_POLLIN == ZMQ_POLLIN, "ZMQ_POLLIN");
-_Static_assert(sizeof(zb_msg_t) == sizeof(zmq_msg_t), "zmq_msg_t size");
-_Static_assert(_Alignof(zb_msg_t) == _Alignof(zmq_msg_t), "zmq_msg_t align");
-_Static_assert(sizeof(zb_pollitem_t) == sizeof(zmq_pollitem_t), "pollitem");
-_Static_assert(offsetof(zb_pollitem_t, fd) == offsetof(zmq_pollitem_t, fd),
-               "pollitem.fd");
-_Static_assert(offsetof(zb_pollitem_t, events)
-                   == offsetof(zmq_pollitem_t, events),
-               "pollitem.events");
-_Static_assert(offsetof(zb_pollitem_t, revents)
-                   == offsetof(zmq_pollitem_t, revents),
-               "pollitem.revents");
-#endif
-
-/* ------------------------------------------------------------------------ */
-/* The library under test: a table of function pointers                     */
-/* ------------------------------------------------------------------------ */
-
-static struct {
-    void (*version)(int *, int *, int *);
-    void *(*ctx_new)(void);
-    int (*ctx_term)(void *);
-    void *(*socket)(void *, int);
-    int (*close)(void *);
-    int (*setsockopt)(void *, int, const void *, size_t);
-    int (*getsockopt)(void *, int, void *, size_t *);
-    int (*bind)(void *, const char *);
-    int (*connect)(void *, const char *);
-    int (*send)(void *, const void *, size_t, int);
-    int (*msg_init)(zb_msg_t *);
-    int (*msg_send)(zb_msg_t *, void *, int);
-    int (*msg_recv)(zb_msg_t *, void *, int);
-    int (*msg_close)(zb_msg_t *);
-    void *(*msg_data)(zb_msg_t *);
-    size_t (*msg_size)(const zb_msg_t *);
-    int (*msg_more)(const zb_msg_t *);
-    int (*poll)(zb_pollitem_t *, int, long);
-    int (*errno_)(void);
-    const char *(*strerror)(int);
-} Z;
 
 static const struct {
     const char *name;
@@ -169,36 +71,19 @@ static const struct {
     {"zmq_poll", (void **)&Z.poll},
     {"zmq_errno", (void **)&Z.errno_},
     {"zmq_strerror", (void **)&Z.strerror},
+    {"zmq_socket_monitor", (void **)&Z.socket_monitor},
 };
 
-/* ------------------------------------------------------------------------ */
-/* Options, output and failure                                              */
-/* ------------------------------------------------------------------------ */
 
-typedef struct {
-    const char *cmd;
-    const char *lib;
-    const char *pattern;
-    const char *transport;
-    const char *endpoint; /* explicit endpoint, or NULL */
-    const char *ready_file;
-    const char *done_file;
-    size_t size;
-    long count;
-    long warmup;
-    long iterations; /* router_par: measured iterations */
-    int hwm; /* -1 = library default */
-    int timeout_s;
-} opts_t;
-
-static opts_t O = {
+opts_t O = {
     .size = 64, .count = 0, .warmup = -1, .iterations = 5, .hwm = -1,
     .timeout_s = 120,
 };
-static char g_version[32] = "unknown";
+char g_version[32] = "unknown";
+zb_api_t Z;
 
 /* Write s as a JSON string literal (with quotes). */
-static void json_str(FILE *f, const char *s)
+void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;
@@ -214,7 +99,7 @@ static void json_str(FILE *f, const char *s)
 }
 
 /* Common head of every JSON line: {"ok":..,"cmd":..,"lib":..,"version":.. */
-static void json_head(FILE *f, bool ok)
+void json_head(FILE *f, bool ok)
 {
     fprintf(f, "{\"ok\":%s,\"tool\":\"zbench\",\"tool_version\":\"%s\",",
             ok ? "true" : "false", ZBENCH_VERSION);
@@ -231,7 +116,7 @@ static pthread_mutex_t g_fail_mu = PTHREAD_MUTEX_INITIALIZER;
 /* Report a failure (stderr + one JSON line on stdout) and exit the process
  * without running library destructors (another thread may be blocked in the
  * library).  Only the first failing thread reports; others block here. */
-static void die_code(int code, const char *fmt, ...)
+void die_code(int code, const char *fmt, ...)
 {
     pthread_mutex_lock(&g_fail_mu);
     char buf[1024];
@@ -248,31 +133,14 @@ static void die_code(int code, const char *fmt, ...)
     fflush(stderr);
     _exit(code);
 }
-#define die(...) die_code(1, __VA_ARGS__)
 
 /* A zmq call failed: report the library's own error string. */
-static void zfail(const char *what, int line)
+void zfail(const char *what, int line)
 {
     int e = Z.errno_ ? Z.errno_() : errno;
     die("%s failed (line %d): %s (errno %d)", what, line,
         Z.strerror ? Z.strerror(e) : strerror(e), e);
 }
-
-/* Retry a blocking call interrupted by a signal; anything else is fatal. */
-#define ZCHK(expr)                                                            \
-    do {                                                                      \
-        int zchk_rc_;                                                         \
-        while ((zchk_rc_ = (expr)) == -1 && Z.errno_() == EINTR)              \
-            ;                                                                 \
-        if (zchk_rc_ == -1)                                                   \
-            zfail(#expr, __LINE__);                                           \
-    } while (0)
-
-#define ZPTR(expr, dst)                                                       \
-    do {                                                                      \
-        if (((dst) = (expr)) == NULL)                                         \
-            zfail(#expr, __LINE__);                                           \
-    } while (0)
 
 /* ------------------------------------------------------------------------ */
 /* Watchdog                                                                 */
@@ -281,7 +149,7 @@ static void zfail(const char *what, int line)
 static char g_timeout_line[512];
 static size_t g_timeout_len;
 /* Messages received / round trips completed so far, for the watchdog. */
-static atomic_long g_progress;
+atomic_long g_progress;
 
 /* Async-signal-safe decimal formatting. */
 static size_t fmt_ulong(char *buf, unsigned long v)
@@ -347,7 +215,7 @@ static void arm_watchdog(void)
 /* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static inline uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -372,13 +240,13 @@ static void load_library(const char *path)
     snprintf(g_version, sizeof g_version, "%d.%d.%d", major, minor, patch);
 }
 
-static void set_int(void *s, int opt, int v, const char *name)
+void set_int(void *s, int opt, int v, const char *name)
 {
     if (Z.setsockopt(s, opt, &v, sizeof v) == -1)
         zfail(name, __LINE__);
 }
 
-static int get_int(void *s, int opt, const char *name)
+int get_int(void *s, int opt, const char *name)
 {
     int v = 0;
     size_t n = sizeof v;
@@ -396,7 +264,7 @@ static void apply_hwm(void *s)
 }
 
 /* Ask the kernel for a free loopback port (bind port 0, read it, close). */
-static int free_tcp_port(void)
+int free_tcp_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
@@ -463,7 +331,7 @@ static void touch_file(const char *path)
     close(fd);
 }
 
-static unsigned char *make_payload(size_t size)
+unsigned char *make_payload(size_t size)
 {
     unsigned char *p = malloc(size ? size : 1);
     if (!p)
@@ -983,7 +851,7 @@ static uint64_t pct(const uint64_t *sorted, size_t n, double q)
 
 /* One line of latency results.  rtt[] holds per-round-trip times in ns;
  * every reported figure is ONE-WAY (rtt / 2) in microseconds. */
-static void lat_report(const char *extra_json, uint64_t *rtt, size_t n,
+void lat_report(const char *extra_json, uint64_t *rtt, size_t n,
                        uint64_t loop_ns)
 {
     qsort(rtt, n, sizeof *rtt, cmp_u64);
@@ -1328,6 +1196,17 @@ static void usage(FILE *f)
         "        per iteration receives N two-frame messages while the main\n"
         "        thread sends them; W warmup + K timed iterations (default\n"
         "        1 + 5); msg/s = N*K / time of the K iterations\n"
+        "  raw_thr --transport tcp|ipc --size B --count N\n"
+        "  raw_lat --transport tcp|ipc --size B --count N [--warmup W]\n"
+        "        the raw-socket ceiling: thr / lat over a plain TCP or\n"
+        "        Unix-stream socket pair (two threads, TCP_NODELAY); no zmq\n"
+        "        library is loaded (--lib is still required, not used)\n"
+        "  mem_idle --count N\n"
+        "        ROUTER's RSS growth with N idle ZMTP connections (raw\n"
+        "        DEALER clients in a forked child)\n"
+        "  mem_slowsub --size B --count N\n"
+        "        PUB and a SUB that stops reading (separate processes):\n"
+        "        each one's RSS growth after N non-blocking sends\n"
         "\n"
         "options:\n"
         "  --lib PATH        library to dlopen (required)\n"
@@ -1419,22 +1298,28 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(void);
         bool needs_count;
+        bool raw; /* no zmq at all: the library is not loaded */
     } CMDS[] = {
-        {"version", cmd_version, false},
-        {"thr", cmd_thr, true},
-        {"lat", cmd_lat, true},
-        {"local_thr", cmd_local_thr, true},
-        {"remote_thr", cmd_remote_thr, true},
-        {"local_lat", cmd_local_lat, true},
-        {"remote_lat", cmd_remote_lat, true},
-        {"router_par", cmd_router_par, true},
+        {"version", cmd_version, false, false},
+        {"thr", cmd_thr, true, false},
+        {"lat", cmd_lat, true, false},
+        {"local_thr", cmd_local_thr, true, false},
+        {"remote_thr", cmd_remote_thr, true, false},
+        {"local_lat", cmd_local_lat, true, false},
+        {"remote_lat", cmd_remote_lat, true, false},
+        {"router_par", cmd_router_par, true, false},
+        {"raw_thr", cmd_raw_thr, true, true},
+        {"raw_lat", cmd_raw_lat, true, true},
+        {"mem_idle", cmd_mem_idle, true, false},
+        {"mem_slowsub", cmd_mem_slowsub, true, false},
     };
     int (*fn)(void) = NULL;
-    bool needs_count = false;
+    bool needs_count = false, raw = false;
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (strcmp(CMDS[i].name, O.cmd) == 0) {
             fn = CMDS[i].fn;
             needs_count = CMDS[i].needs_count;
+            raw = CMDS[i].raw;
         }
     if (!fn)
         die_code(2, "unknown command '%s' (try --help)", O.cmd);
@@ -1443,6 +1328,13 @@ int main(int argc, char **argv)
     if (O.warmup < 0)
         O.warmup = strcmp(O.cmd, "router_par") == 0 ? 1 : 100;
 
+    if (raw) {
+        /* --lib is accepted for uniformity but nothing is loaded. */
+        snprintf(g_version, sizeof g_version, "none (raw socket)");
+        arm_watchdog();
+        fprintf(stderr, "zbench: %s: raw sockets, no zmq library\n", O.cmd);
+        return fn();
+    }
     arm_watchdog(); /* covers dlopen too */
     load_library(O.lib);
     arm_watchdog(); /* again, now that the timeout line has the version */
