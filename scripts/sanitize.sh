@@ -10,10 +10,22 @@
 # Prints "sanitize: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A fresh machine may have nightly without Miri (or no nightly at all): install what is
+# missing through rustup; fail, never skip, if that is impossible.
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-    echo "sanitize: the nightly Rust toolchain is required for -Zsanitizer=address" >&2
+    rustup toolchain install nightly --profile minimal -c miri,rust-src >&2 || true
+fi
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    echo "sanitize: the nightly Rust toolchain is required for Miri and -Zsanitizer=address" >&2
     echo "sanitize: 0 passed, 1 failed"
     exit 1
+fi
+if ! cargo +nightly miri --version >/dev/null 2>&1; then
+    rustup component add miri rust-src --toolchain nightly >&2 || {
+        echo "sanitize: could not install Miri for the nightly toolchain" >&2
+        echo "sanitize: 0 passed, 1 failed"
+        exit 1
+    }
 fi
 target=x86_64-unknown-linux-gnu
 log=$(mktemp)

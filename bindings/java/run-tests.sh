@@ -24,23 +24,28 @@ if [ ! -f "$LIBZMQ" ] && [ "$(id -u)" = 0 ] && [ -z "${LIBZMQ_LIB:-}" ]; then
 fi
 [ -f "$LIBZMQ" ] || die "Debian libzmq not found: $LIBZMQ (apt-get install libzmq3-dev)"
 
-# Build once (offline first; go online only if the local repository lacks something).
-if ! "${MVN[@]}" -o test-compile >/tmp/ferromq-java-build.$$ 2>&1; then
-    if grep -q "offline mode\|could not be resolved\|Could not resolve" /tmp/ferromq-java-build.$$; then
-        "${MVN[@]}" test-compile >/tmp/ferromq-java-build.$$ 2>&1 \
-            || { cat /tmp/ferromq-java-build.$$ >&2; rm -f /tmp/ferromq-java-build.$$; die "build failed"; }
-    else
-        cat /tmp/ferromq-java-build.$$ >&2; rm -f /tmp/ferromq-java-build.$$; die "build failed"
-    fi
-fi
-rm -f /tmp/ferromq-java-build.$$
+# Maven offline first (fast, no network); online only when the local repository lacks a
+# plugin or dependency. On a fresh machine that happens at the build and again at the first
+# suite run: surefire and its JUnit provider are resolved only when tests run.
+MISSING_RE="offline mode|could not be resolved|Could not resolve|No plugin found"
+mvn_offline_first() { # log-file mvn-args...
+    local log=$1; shift
+    "${MVN[@]}" -o "$@" >"$log" 2>&1 && return 0
+    grep -qE "$MISSING_RE" "$log" || return 1
+    "${MVN[@]}" "$@" >"$log" 2>&1
+}
+
+BUILD_LOG=/tmp/ferromq-java-build.$$
+mvn_offline_first "$BUILD_LOG" test-compile \
+    || { cat "$BUILD_LOG" >&2; rm -f "$BUILD_LOG"; die "build failed"; }
+rm -f "$BUILD_LOG"
 
 REPORTS="$HERE/target/surefire-reports"
 run_suite() { # label lib
     rm -rf "${REPORTS:?}/$1"
     echo "java: running JUnit suite on $1 ($2)"
-    "${MVN[@]}" -o surefire:test -Dferromq.lib="$2" -Dsurefire.label="$1" \
-        -Dferromq.allowMissingCurve="$ALLOW_CURVE" >"$HERE/target/test-$1.log" 2>&1
+    mvn_offline_first "$HERE/target/test-$1.log" surefire:test -Dferromq.lib="$2" \
+        -Dsurefire.label="$1" -Dferromq.allowMissingCurve="$ALLOW_CURVE"
     grep -E "Tests run:.*(FAIL|ERROR)|^\[ERROR\]   " "$HERE/target/test-$1.log" | head -40 >&2 || true
 }
 
