@@ -5,7 +5,8 @@
 //! last read). The fd is written only when somebody is waiting on it.
 
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Outcome of [`Signal::wait`].
@@ -19,11 +20,77 @@ pub(crate) enum Wait {
     Interrupted,
 }
 
-/// Most `spin_loop` rounds before a blocking wait sleeps (about 5 µs: a pause is ~30 ns on
-/// current x86; longer spins cost a peer sharing our core more than they save).
-const SPIN: u32 = 150;
-/// With no spin budget left, every PROBE-th wait spins once more (a power of two).
-const PROBE: u32 = 16;
+/// Longest spin before a blocking wait sleeps. A little more than one wake-up of a sleeping
+/// thread on a virtual machine (20-30 µs here): two threads ping-ponging that both fell
+/// asleep get back into step only if one of them spins past the other's wake-up.
+const SPIN_MAX_NS: u32 = 50_000;
+/// A sleep shorter than this means the change came soon after the waiter gave up: a full
+/// spin might have caught it (the sleep includes the waiter's own wake-up).
+const SHORT_SLEEP_NS: u64 = 2 * SPIN_MAX_NS as u64;
+/// Cap on the probe back-off: after repeated failed full spins, one probe per 2^10 waits.
+const MAX_BACKOFF: u32 = 10;
+
+/// When to spin before sleeping: the owner thread's adaptive policy (see
+/// [`Signal::block`]). It is plain state updated from durations, so it is tested without
+/// clocks or threads.
+///
+/// - A spin that caught the change keeps the full budget: the peer answers within it.
+/// - A full spin that failed stops spinning and backs off: the next probe comes after
+///   2, 4, ... 1024 waits (on oversubscribed cores a spin holds the CPU the peer needs).
+/// - With spinning off, a short sleep (the change came soon after we slept) makes the next
+///   wait probe with a full spin, unless backing off; a long sleep (the peer is idle)
+///   leaves it off, so an idle peer costs no CPU.
+#[derive(Debug)]
+pub(crate) struct SpinPolicy {
+    /// Spin budget of the next wait, in ns (0 = sleep at once).
+    budget_ns: u32,
+    /// Consecutive failed full spins.
+    backoff: u32,
+    /// Short sleeps still to let pass before the next probe.
+    skip: u32,
+}
+
+impl Default for SpinPolicy {
+    fn default() -> Self {
+        SpinPolicy {
+            budget_ns: SPIN_MAX_NS,
+            backoff: 0,
+            skip: 0,
+        }
+    }
+}
+
+impl SpinPolicy {
+    /// How long the next wait should spin, in ns.
+    pub(crate) fn budget_ns(&self) -> u32 {
+        self.budget_ns
+    }
+
+    /// The spin caught the change.
+    pub(crate) fn spin_caught(&mut self) {
+        self.budget_ns = SPIN_MAX_NS;
+        self.backoff = 0;
+        self.skip = 0;
+    }
+
+    /// The spin (of `budget_ns`, possibly 0) did not catch it; the waiter then slept for
+    /// `slept_ns` before the change came.
+    pub(crate) fn slept(&mut self, slept_ns: u64) {
+        if self.budget_ns >= SPIN_MAX_NS {
+            self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+            self.skip = (1 << self.backoff) - 1;
+            self.budget_ns = 0;
+        } else if slept_ns < SHORT_SLEEP_NS {
+            if self.skip == 0 {
+                self.budget_ns = SPIN_MAX_NS;
+            } else {
+                self.skip -= 1;
+            }
+        } else {
+            self.budget_ns = 0;
+        }
+    }
+}
 
 /// A wake-up channel for one socket.
 pub(crate) struct Signal {
@@ -31,9 +98,9 @@ pub(crate) struct Signal {
     waiters: AtomicU64,
     fd: RawFd,
     fd_armed: AtomicBool,
-    /// Pause rounds `spin` does now (see `spin`; owner thread only, Relaxed).
-    spin_budget: AtomicU32,
-    spin_probe: AtomicU32,
+    /// The owner thread's spin policy (only the thread in a blocking send/recv uses it;
+    /// a Mutex so the type stays Sync, never contended).
+    spin: Mutex<SpinPolicy>,
 }
 
 impl Signal {
@@ -48,8 +115,7 @@ impl Signal {
             waiters: AtomicU64::new(0),
             fd,
             fd_armed: AtomicBool::new(false),
-            spin_budget: AtomicU32::new(SPIN),
-            spin_probe: AtomicU32::new(0),
+            spin: Mutex::new(SpinPolicy::default()),
         })
     }
 
@@ -81,35 +147,40 @@ impl Signal {
         unsafe { libc::read(self.fd, &mut buf as *mut u64 as *mut libc::c_void, 8) };
     }
 
-    /// Spins briefly for the generation to move from `seen` (a peer about to deliver is
-    /// cheaper to wait for on the CPU than through a sleep, and its wake then costs no
-    /// syscall: nobody waits on the fd). True if it moved.
-    ///
-    /// Adaptive, as glibc's adaptive mutexes: a spin that caught the change keeps the full
-    /// budget; one that did not halves it, so on oversubscribed cores (where a failed spin
-    /// holds a CPU the peer needs) waiters soon go straight to sleep. At zero budget every
-    /// PROBE-th wait spins fully again, to notice when spinning pays again.
-    #[inline]
-    pub(crate) fn spin(&self, seen: u64) -> bool {
-        let mut budget = self.spin_budget.load(Ordering::Relaxed);
-        if budget == 0 {
-            let n = self.spin_probe.load(Ordering::Relaxed).wrapping_add(1);
-            self.spin_probe.store(n, Ordering::Relaxed);
-            if n & (PROBE - 1) != 0 {
+    /// Waits for the generation to move from `seen`: spins first when the policy says a
+    /// spin pays (a peer about to deliver is cheaper to wait for on the CPU than through a
+    /// sleep, and its wake then costs no syscall: nobody waits on the fd), then sleeps as
+    /// [`wait`](Self::wait) does.
+    pub(crate) fn block(&self, seen: u64, deadline: Option<Instant>) -> Wait {
+        let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
+        let budget = policy.budget_ns();
+        if budget > 0 && self.spin_for(seen, budget) {
+            policy.spin_caught();
+            return Wait::Changed;
+        }
+        let start = Instant::now();
+        let result = self.wait(seen, deadline);
+        if result == Wait::Changed {
+            policy.slept(start.elapsed().as_nanos() as u64);
+        }
+        result
+    }
+
+    /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
+    fn spin_for(&self, seen: u64, budget_ns: u32) -> bool {
+        let start = Instant::now();
+        loop {
+            for _ in 0..32 {
+                if self.generation.load(Ordering::Relaxed) != seen {
+                    // Pairs with notify's SeqCst increment.
+                    return self.generation.load(Ordering::SeqCst) != seen;
+                }
+                std::hint::spin_loop();
+            }
+            if start.elapsed().as_nanos() as u64 >= budget_ns as u64 {
                 return false;
             }
-            budget = SPIN;
         }
-        for _ in 0..budget {
-            if self.generation.load(Ordering::Relaxed) != seen {
-                self.spin_budget.store(SPIN, Ordering::Relaxed);
-                // Pairs with notify's SeqCst increment.
-                return self.generation.load(Ordering::SeqCst) != seen;
-            }
-            std::hint::spin_loop();
-        }
-        self.spin_budget.store(budget / 2, Ordering::Relaxed);
-        false
     }
 
     /// Blocks until the generation differs from `seen`, `deadline` passes, or a signal
@@ -186,5 +257,67 @@ impl Drop for Signal {
     fn drop(&mut self) {
         // SAFETY: we own the descriptor and nobody uses it after drop.
         unsafe { libc::close(self.fd) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHORT: u64 = 30_000;
+    const LONG: u64 = 1_000_000;
+
+    #[test]
+    fn caught_spins_keep_the_full_budget() {
+        let mut p = SpinPolicy::default();
+        assert_eq!(p.budget_ns(), SPIN_MAX_NS);
+        for _ in 0..100 {
+            p.spin_caught();
+            assert_eq!(p.budget_ns(), SPIN_MAX_NS);
+        }
+    }
+
+    #[test]
+    fn an_idle_peer_turns_spinning_off() {
+        let mut p = SpinPolicy::default();
+        p.slept(LONG); // a full spin failed
+        assert_eq!(p.budget_ns(), 0);
+        for _ in 0..1000 {
+            p.slept(LONG);
+            assert_eq!(p.budget_ns(), 0, "long sleeps never probe");
+        }
+    }
+
+    #[test]
+    fn short_sleeps_probe_so_two_sleepers_get_back_in_step() {
+        // Both sides of a ping-pong asleep: each sleep is about two wake-ups long.
+        let mut p = SpinPolicy::default();
+        p.slept(SHORT); // the first full spin failed: back off 1 wait
+        assert_eq!(p.budget_ns(), 0);
+        p.slept(SHORT); // skipped
+        assert_eq!(p.budget_ns(), 0);
+        p.slept(SHORT);
+        assert_eq!(p.budget_ns(), SPIN_MAX_NS, "probe with a full spin");
+        p.spin_caught();
+        assert_eq!(p.budget_ns(), SPIN_MAX_NS);
+    }
+
+    #[test]
+    fn failed_probes_back_off_exponentially_up_to_a_cap() {
+        let mut p = SpinPolicy::default();
+        let mut probes = Vec::new();
+        for wait in 0..20_000u32 {
+            if p.budget_ns() >= SPIN_MAX_NS {
+                probes.push(wait);
+            }
+            // Oversubscribed cores: spins never catch, sleeps are short.
+            p.slept(SHORT);
+        }
+        let gaps: Vec<u32> = probes.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.windows(2).all(|g| g[1] >= g[0]), "{gaps:?}");
+        assert_eq!(gaps[0], 3, "{gaps:?}");
+        assert_eq!(*gaps.last().unwrap(), (1 << MAX_BACKOFF) + 1, "{gaps:?}");
+        // At the cap, under 0.1% of waits spin.
+        assert!(probes.len() < 40, "{}", probes.len());
     }
 }

@@ -244,11 +244,8 @@ impl Socket {
                 sig.arm(seen);
                 return Err((Error::Again, msg));
             }
-            if sig.spin(seen) {
-                continue;
-            }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
-            match sig.wait(seen, d) {
+            match sig.block(seen, d) {
                 Wait::Changed => {}
                 Wait::TimedOut => return Err((Error::Again, msg)),
                 Wait::Interrupted => return Err((Error::Interrupted, msg)),
@@ -285,11 +282,8 @@ impl Socket {
                 sig.arm(seen);
                 return Err(Error::Again);
             }
-            if sig.spin(seen) {
-                continue;
-            }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
-            match sig.wait(seen, d) {
+            match sig.block(seen, d) {
                 Wait::Changed => {}
                 Wait::TimedOut => return Err(Error::Again),
                 Wait::Interrupted => return Err(Error::Interrupted),
