@@ -3,13 +3,13 @@
 //! in messages, and wakes its reader when it becomes readable while the reader waits, and
 //! its writer when room appears after it was full — never per message.
 
-use crate::io::ReactorShared;
+use crate::io::{ConnHandle, ReactorShared};
 use crate::msg::Msg;
 use crate::signal::Signal;
 use crate::spsc::{Padded, Spsc, Writer};
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// Who to wake when a queue changes.
 #[derive(Clone, Default)]
@@ -21,14 +21,38 @@ pub(crate) enum Waker {
     Socket(Arc<Signal>),
     /// A connection in the I/O thread, by token.
     Reactor(Arc<ReactorShared>, usize),
+    /// A tcp/ipc connection that application threads may drive themselves (see
+    /// `io::assist`): output for it may be written by the thread that queued it, and a
+    /// reader of its input may read its socket. Weak: the connection's own pipes hold it.
+    Conn(Weak<ConnHandle>),
 }
 
 impl Waker {
-    fn wake(&self) {
+    /// The queue has something for this reader.
+    fn data_ready(&self) {
         match self {
             Waker::Nobody => {}
             Waker::Socket(s) => s.notify(),
             Waker::Reactor(r, token) => r.schedule(*token),
+            Waker::Conn(c) => {
+                if let Some(c) = c.upgrade() {
+                    c.output_ready();
+                }
+            }
+        }
+    }
+
+    /// The queue has room (or news) for this writer.
+    fn room_ready(&self) {
+        match self {
+            Waker::Nobody => {}
+            Waker::Socket(s) => s.notify(),
+            Waker::Reactor(r, token) => r.schedule(*token),
+            Waker::Conn(c) => {
+                if let Some(c) = c.upgrade() {
+                    c.schedule();
+                }
+            }
         }
     }
 }
@@ -132,12 +156,20 @@ impl Queue {
 
     fn wake_reader(&self) {
         let w = self.wakers().reader.clone();
-        w.wake();
+        w.data_ready();
     }
 
     fn wake_writer(&self) {
         let w = self.wakers().writer.clone();
-        w.wake();
+        w.room_ready();
+    }
+
+    /// The connection writing into this queue, if application threads may read for it.
+    pub(crate) fn writer_conn(&self) -> Option<Weak<ConnHandle>> {
+        match &self.wakers().writer {
+            Waker::Conn(c) => Some(c.clone()),
+            _ => None,
+        }
     }
 
     pub(crate) fn set_reader(&self, w: Waker) {

@@ -92,6 +92,29 @@ impl SpinPolicy {
     }
 }
 
+/// Most connections a waiting thread reads itself (see [`SelfServe`]).
+pub(crate) const MAX_SELF_SERVED: usize = 4;
+
+/// Input a waiting thread fetches itself instead of being woken when another thread has
+/// fetched it (caller-driven I/O, `io::assist`).
+pub(crate) trait SelfServe {
+    /// Reads what is there (moving the generation if a message came of it).
+    fn pull(&mut self);
+    /// Descriptors whose readability should end a sleep (then `pull` runs): at most
+    /// [`MAX_SELF_SERVED`], open for as long as `self` lives.
+    fn fds(&self) -> &[RawFd];
+}
+
+/// Nothing to fetch.
+pub(crate) struct NoSelfServe;
+
+impl SelfServe for NoSelfServe {
+    fn pull(&mut self) {}
+    fn fds(&self) -> &[RawFd] {
+        &[]
+    }
+}
+
 /// A wake-up channel for one socket.
 pub(crate) struct Signal {
     generation: AtomicU64,
@@ -150,16 +173,23 @@ impl Signal {
     /// Waits for the generation to move from `seen`: spins first when the policy says a
     /// spin pays (a peer about to deliver is cheaper to wait for on the CPU than through a
     /// sleep, and its wake then costs no syscall: nobody waits on the fd), then sleeps as
-    /// [`wait`](Self::wait) does.
-    pub(crate) fn block(&self, seen: u64, deadline: Option<Instant>) -> Wait {
+    /// [`wait`](Self::wait) does. `io` is what the caller reads itself (see
+    /// [`SelfServe`]): pulled between looks while spinning, and its descriptors also end a
+    /// sleep.
+    pub(crate) fn block(
+        &self,
+        seen: u64,
+        deadline: Option<Instant>,
+        io: &mut dyn SelfServe,
+    ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
         let budget = policy.budget_ns();
-        if budget > 0 && self.spin_for(seen, budget) {
+        if budget > 0 && self.spin_for(seen, budget, io) {
             policy.spin_caught();
             return Wait::Changed;
         }
         let start = Instant::now();
-        let result = self.wait(seen, deadline);
+        let result = self.wait_io(seen, deadline, io);
         if result == Wait::Changed {
             policy.slept(start.elapsed().as_nanos() as u64);
         }
@@ -167,9 +197,10 @@ impl Signal {
     }
 
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
-    fn spin_for(&self, seen: u64, budget_ns: u32) -> bool {
+    fn spin_for(&self, seen: u64, budget_ns: u32, io: &mut dyn SelfServe) -> bool {
         let start = Instant::now();
         loop {
+            io.pull();
             for _ in 0..32 {
                 if self.generation.load(Ordering::Relaxed) != seen {
                     // Pairs with notify's SeqCst increment.
@@ -186,7 +217,17 @@ impl Signal {
     /// Blocks until the generation differs from `seen`, `deadline` passes, or a signal
     /// arrives.
     pub(crate) fn wait(&self, seen: u64, deadline: Option<Instant>) -> Wait {
+        self.wait_io(seen, deadline, &mut NoSelfServe)
+    }
+
+    fn wait_io(&self, seen: u64, deadline: Option<Instant>, io: &mut dyn SelfServe) -> Wait {
         self.waiters.fetch_add(1, Ordering::SeqCst);
+        let idle = libc::pollfd {
+            fd: -1,
+            events: 0,
+            revents: 0,
+        };
+        let mut pfds = [idle; 1 + MAX_SELF_SERVED];
         let result = loop {
             if self.generation.load(Ordering::SeqCst) != seen {
                 break Wait::Changed;
@@ -202,19 +243,34 @@ impl Signal {
                     ms.min(i32::MAX as u128) as i32
                 }
             };
-            let mut pfd = libc::pollfd {
+            pfds[0] = libc::pollfd {
                 fd: self.fd,
                 events: libc::POLLIN,
                 revents: 0,
             };
-            // SAFETY: one valid pollfd on our own descriptor.
-            let rc = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
+            let fds = io.fds();
+            let n = 1 + fds.len().min(MAX_SELF_SERVED);
+            for (pfd, &fd) in pfds[1..n].iter_mut().zip(fds) {
+                *pfd = libc::pollfd {
+                    fd,
+                    events: libc::POLLIN | libc::POLLRDHUP,
+                    revents: 0,
+                };
+            }
+            // SAFETY: `n` initialised pollfds on descriptors that stay open during the call
+            // (ours, and the connections `io` holds).
+            let rc = unsafe { libc::poll(pfds.as_mut_ptr(), n as libc::nfds_t, timeout_ms) };
             if rc < 0 {
                 if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
                     break Wait::Interrupted;
                 }
             } else if rc > 0 {
-                self.drain_fd();
+                if pfds[0].revents != 0 {
+                    self.drain_fd();
+                }
+                if pfds[1..n].iter().any(|p| p.revents != 0) {
+                    io.pull();
+                }
             }
         };
         self.waiters.fetch_sub(1, Ordering::SeqCst);

@@ -3,18 +3,18 @@
 
 use crate::ctx::CtxShared;
 use crate::error::{Error, Result};
-use crate::io::{BindRequest, ConnectRequest};
+use crate::io::{BindRequest, ConnHandle, ConnectRequest, Served};
 use crate::monitor::{self, Monitor};
 use crate::msg::Msg;
 use crate::options::{id, OptionValue, Options};
 use crate::pattern::{new_pattern, Pattern, PeerMeta};
 use crate::pipe::{Pipe, Waker};
-use crate::signal::{Signal, Wait};
+use crate::signal::{NoSelfServe, Signal, Wait, MAX_SELF_SERVED};
 use crate::transport::{inproc, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 /// `send`/`recv` flag: do not block; fail with `Again` instead.
@@ -55,6 +55,37 @@ pub(crate) struct SocketState {
     rcvmore: bool,
     sending_more: bool,
     pub(crate) closed: bool,
+    /// Spare buffer for `conn_sources` (kept so a blocking receive does not allocate).
+    sources_buf: Vec<Weak<ConnHandle>>,
+}
+
+/// At most this many connections are read by a receiving thread itself; a socket with more
+/// peers leaves reading to the I/O thread (one failed read each would cost more than it
+/// saves).
+const MAX_PULL_SOURCES: usize = MAX_SELF_SERVED;
+
+impl SocketState {
+    /// The tcp/ipc connections this socket's receive may read itself, in `buf` (cleared);
+    /// none if there are too many. Weak: a connection the reactor closes meanwhile must
+    /// go (and its descriptor close) at once, not when a long blocking receive ends.
+    fn conn_sources(&mut self, mut buf: Vec<Weak<ConnHandle>>) -> Vec<Weak<ConnHandle>> {
+        buf.clear();
+        if buf.capacity() == 0 {
+            buf = std::mem::take(&mut self.sources_buf);
+        }
+        if self.pipes.len() <= MAX_PULL_SOURCES {
+            buf.extend(self.pipes.values().filter_map(|p| p.inq.writer_conn()));
+        }
+        buf
+    }
+}
+
+fn pull_all(sources: &[Weak<ConnHandle>]) {
+    for c in sources {
+        if let Some(c) = c.upgrade() {
+            c.pull();
+        }
+    }
 }
 
 pub(crate) struct SocketShared {
@@ -189,6 +220,7 @@ impl Socket {
                     rcvmore: false,
                     sending_more: false,
                     closed: false,
+                    sources_buf: Vec::new(),
                 }),
                 monitor: Mutex::new(None),
             }),
@@ -245,7 +277,7 @@ impl Socket {
                 return Err((Error::Again, msg));
             }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
-            match sig.block(seen, d) {
+            match sig.block(seen, d, &mut NoSelfServe) {
                 Wait::Changed => {}
                 Wait::TimedOut => return Err((Error::Again, msg)),
                 Wait::Interrupted => return Err((Error::Interrupted, msg)),
@@ -255,40 +287,65 @@ impl Socket {
 
     /// Receives one frame (check `more()` on it, or `rcvmore`). Blocks unless DONTWAIT,
     /// up to RCVTIMEO.
+    ///
+    /// When nothing is queued, the calling thread reads the socket's tcp/ipc connections
+    /// itself (`io::assist`) before it gives up or sleeps, and again while it spins.
     pub fn recv_msg(&self, flags: i32) -> Result<Msg> {
         let sig = &self.inner.signal;
         let mut deadline: Option<Option<Instant>> = None;
-        loop {
+        let mut sources = Vec::new();
+        let mut pulled = false;
+        let mut served: Option<Served> = None;
+        let result = loop {
             let seen = sig.generation();
             let timeout = {
                 let mut st = self.inner.lock();
                 if st.closed {
-                    return Err(Error::NotSocket);
+                    break Err(Error::NotSocket);
                 }
                 if self.inner.ctx.is_terminating() {
-                    return Err(Error::Terminated);
+                    break Err(Error::Terminated);
                 }
                 match st.pattern.recv() {
                     Ok(m) => {
                         st.rcvmore = m.more();
-                        return Ok(m);
+                        break Ok(m);
                     }
                     Err(Error::Again) => {}
-                    Err(e) => return Err(e),
+                    Err(e) => break Err(e),
+                }
+                if !pulled {
+                    sources = st.conn_sources(std::mem::take(&mut sources));
                 }
                 st.opts.rcvtimeo
             };
+            if !pulled {
+                // Once per call: fetch from the kernel before giving up or sleeping.
+                pulled = true;
+                pull_all(&sources);
+                if sig.generation() != seen {
+                    continue;
+                }
+            }
             if flags & DONTWAIT != 0 || timeout == 0 {
                 sig.arm(seen);
-                return Err(Error::Again);
+                break Err(Error::Again);
             }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
-            match sig.block(seen, d) {
+            let io = served.get_or_insert_with(|| Served::claim(&sources));
+            match sig.block(seen, d, io) {
                 Wait::Changed => {}
-                Wait::TimedOut => return Err(Error::Again),
-                Wait::Interrupted => return Err(Error::Interrupted),
+                Wait::TimedOut => break Err(Error::Again),
+                Wait::Interrupted => break Err(Error::Interrupted),
             }
+        };
+        // Unclaims (outside the socket's lock).
+        drop(served);
+        if sources.capacity() > 0 {
+            sources.clear();
+            self.inner.lock().sources_buf = sources;
         }
+        result
     }
 
     /// Sends a byte slice as one frame (copied).

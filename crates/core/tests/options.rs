@@ -137,30 +137,6 @@ fn term(ctx: Context) {
     finishes_within(3000, "ctx.term()", move || ctx.term().unwrap());
 }
 
-/// ZMTP 3.1 greeting: signature, version 3.1, mechanism, as-server 0, filler.
-fn zmtp_greeting(mechanism: &[u8]) -> [u8; 64] {
-    let mut g = [0u8; 64];
-    g[0] = 0xff;
-    g[9] = 0x7f;
-    g[10] = 3;
-    g[11] = 1;
-    g[12..12 + mechanism.len()].copy_from_slice(mechanism);
-    g
-}
-
-/// A short READY command frame with one Socket-Type property.
-fn zmtp_ready(socket_type: &str) -> Vec<u8> {
-    let mut body = vec![5u8];
-    body.extend_from_slice(b"READY");
-    body.push(11);
-    body.extend_from_slice(b"Socket-Type");
-    body.extend_from_slice(&(socket_type.len() as u32).to_be_bytes());
-    body.extend_from_slice(socket_type.as_bytes());
-    let mut frame = vec![0x04, body.len() as u8];
-    frame.extend_from_slice(&body);
-    frame
-}
-
 // ---------------------------------------------------------------------------------------
 // Defaults, round-trips and validation
 // ---------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 //! engine, and messages between the engine and the socket's pipe, in batches (one read or
 //! write syscall for as many frames as fit, one pipe lock per batch).
 
+use super::assist::ConnHandle;
 use super::codec::Codec;
-use super::reactor::{Ctx, Timer};
+use super::reactor::{ReactorShared, Timer};
 use super::stream::Stream;
 use crate::monitor::event;
 use crate::msg::{Metadata, Msg};
@@ -19,11 +20,24 @@ use ferromq_zmtp::{
 };
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 const READ_SIZE: usize = 64 * 1024;
 const WRITE_BATCH: usize = 256 * 1024;
+
+/// What the reactor's poller watches on this connection's descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Watch {
+    /// Readability and writability: while connecting, and while output waits for room.
+    ReadWrite,
+    /// Readability only, the normal state (a writable socket would wake the reactor for
+    /// nothing).
+    Read,
+    /// Nothing: an application thread waiting for input reads it itself (`claim`), so
+    /// arriving data does not also wake the reactor.
+    Claimed,
+}
 
 /// Why a connection ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +63,21 @@ pub(super) enum Close {
 }
 
 pub(super) struct Conn {
+    /// The reactor's key for this connection, and how to reach the reactor.
+    token: usize,
+    shared: Arc<ReactorShared>,
+    /// Timers this connection asked for; the reactor moves them into its own list after
+    /// every call (and is scheduled to do so after an application thread's call).
+    pub(super) timers: Vec<(Instant, Timer)>,
+    /// Why an application thread's I/O found the connection over: reported to the reactor
+    /// (which closes it) at its next look, since only it may close connections.
+    deferred_close: Option<Close>,
+    /// Closed by the reactor: application threads holding the handle must not touch it.
+    dead: bool,
+    /// This connection's own handle (for the wakers of its pipes).
+    pub(super) handle: Weak<ConnHandle>,
+    /// What the poller watches (the reactor registers new connections read-write).
+    watch: Watch,
     pub(super) stream: Stream,
     pub(super) socket: Arc<SocketShared>,
     pub(super) connector: Option<usize>,
@@ -83,6 +112,8 @@ pub(super) struct Conn {
 impl Conn {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
+        shared: Arc<ReactorShared>,
+        token: usize,
         stream: Stream,
         socket: Arc<SocketShared>,
         opts: Options,
@@ -110,6 +141,13 @@ impl Conn {
             None => (None, None),
         };
         Conn {
+            token,
+            shared,
+            timers: Vec::new(),
+            deferred_close: None,
+            dead: false,
+            handle: Weak::new(),
+            watch: Watch::ReadWrite,
             stream,
             socket,
             connector,
@@ -150,28 +188,25 @@ impl Conn {
     }
 
     /// The stream is connected: start the handshake clock and send the greeting.
-    pub(super) fn started(&mut self, cx: &mut Ctx<'_>, token: usize) {
+    pub(super) fn started(&mut self) {
         if self.opts.handshake_ivl > 0 {
-            cx.timers.push((
+            self.timers.push((
                 Instant::now() + Duration::from_millis(self.opts.handshake_ivl as u64),
-                Timer::Handshake(token),
+                Timer::Handshake(self.token),
             ));
         }
         if self.engine.is_raw() {
             // STREAM: no handshake; the peer is "ready" as soon as it is connected.
-            let _ = self.process(cx, token);
+            let _ = self.process();
         }
         let _ = self.flush();
     }
 
     /// Readiness (or a scheduled wake-up from the pipe): make progress both ways.
-    pub(super) fn ready(
-        &mut self,
-        cx: &mut Ctx<'_>,
-        token: usize,
-        readable: bool,
-        writable: bool,
-    ) -> Result<(), Close> {
+    pub(super) fn ready(&mut self, readable: bool, writable: bool) -> Result<(), Close> {
+        if let Some(why) = self.deferred_close.take() {
+            return Err(why);
+        }
         if self.connecting {
             if !writable && !readable {
                 return Ok(());
@@ -189,24 +224,28 @@ impl Conn {
             let fd = self.stream.as_raw_fd();
             self.socket
                 .emit(event::CONNECTED, fd as u32, &self.endpoint);
-            self.started(cx, token);
+            self.started();
         }
-        self.poll_zap(cx, token)?;
+        self.poll_zap()?;
         if self.read_paused {
             if let Some(p) = &self.pipe {
                 if p.out.reserve() {
                     self.read_paused = false;
-                    self.process(cx, token)?;
+                    self.process()?;
                 }
             }
         }
         if readable && (!self.lingering || !self.handshaked) {
-            self.read(cx, token)?;
+            self.read(false)?;
         }
         self.flush()
     }
 
-    fn read(&mut self, cx: &mut Ctx<'_>, token: usize) -> Result<(), Close> {
+    /// Reads and decodes until the kernel has no more (or, with `once`, after one read:
+    /// an application thread pulling for its receive takes one batch and goes back to
+    /// its messages; reading on while a fast sender refills the socket would only queue
+    /// ever more before it returns).
+    fn read(&mut self, once: bool) -> Result<(), Close> {
         loop {
             if self.read_paused {
                 return Ok(());
@@ -219,11 +258,11 @@ impl Conn {
                     if self.opts.heartbeat_ivl > 0 || self.peer_ttl.is_some() {
                         self.last_recv = Instant::now();
                     }
-                    self.process(cx, token)?;
+                    self.process()?;
                     // A short read means the kernel buffer is empty: save a syscall,
                     // unless the peer's FIN is pending (edge-triggered: no new event
                     // would report it).
-                    if n < READ_SIZE / 2 && !self.fin_seen {
+                    if once || (n < READ_SIZE / 2 && !self.fin_seen) {
                         return Ok(());
                     }
                 }
@@ -238,7 +277,7 @@ impl Conn {
     }
 
     /// Decodes buffered input into the pipe, stopping at the socket's receive HWM.
-    fn process(&mut self, cx: &mut Ctx<'_>, token: usize) -> Result<(), Close> {
+    fn process(&mut self) -> Result<(), Close> {
         if let Some(p) = &self.pipe {
             if self.handshaked && !p.out.reserve() {
                 self.read_paused = true;
@@ -259,22 +298,22 @@ impl Conn {
                     }
                     Event::Subscribe(t) => self.in_batch.push(subscribe_msg(&t)),
                     Event::Cancel(t) => self.in_batch.push(cancel_msg(&t)),
-                    Event::Ready(peer) => self.handshake_done(cx, token, &peer),
+                    Event::Ready(peer) => self.handshake_done(&peer),
                     Event::Ping { ttl, .. } => {
                         if ttl > 0 {
                             let first = self.peer_ttl.is_none();
                             self.peer_ttl = Some(Duration::from_millis(ttl as u64 * 100));
                             self.last_recv = Instant::now();
                             if first && self.opts.heartbeat_ivl <= 0 {
-                                cx.timers.push((
+                                self.timers.push((
                                     Instant::now() + Duration::from_millis(ttl as u64 * 100),
-                                    Timer::Heartbeat(token),
+                                    Timer::Heartbeat(self.token),
                                 ));
                             }
                         }
                     }
                     Event::Pong { .. } => {}
-                    Event::ZapRequest(req) => self.start_zap(cx, token, &req)?,
+                    Event::ZapRequest(req) => self.start_zap(&req)?,
                     Event::PeerError { reason } => {
                         // A ZAP status code from the server is an authentication failure.
                         return Err(match reason.as_str() {
@@ -303,14 +342,14 @@ impl Conn {
     /// The engine needs a ZAP decision: ask the context's handler, or apply libzmq's
     /// rule for a context without one (CURVE and NULL pass unless ZAP_ENFORCE_DOMAIN;
     /// PLAIN fails).
-    fn start_zap(&mut self, cx: &mut Ctx<'_>, token: usize, req: &ZapRequest) -> Result<(), Close> {
+    fn start_zap(&mut self, req: &ZapRequest) -> Result<(), Close> {
         let address = self.stream.peer_address();
         let info = RequestInfo {
             domain: &self.opts.zap_domain,
             address: &address,
             routing_id: &self.opts.routing_id,
         };
-        let waker = Waker::Reactor(cx.shared.clone(), token);
+        let waker = Waker::Reactor(self.shared.clone(), self.token);
         match ZapClient::start(&self.socket, req, &info, waker) {
             Some(z) => self.zap = Some(z),
             None if req.mechanism == "PLAIN" || self.opts.zap_enforce_domain => {
@@ -325,7 +364,7 @@ impl Conn {
     }
 
     /// Hands the ZAP handler's reply to the engine once it has arrived.
-    fn poll_zap(&mut self, cx: &mut Ctx<'_>, token: usize) -> Result<(), Close> {
+    fn poll_zap(&mut self) -> Result<(), Close> {
         let Some(reply) = self.zap.as_mut().and_then(ZapClient::poll) else {
             return Ok(());
         };
@@ -333,7 +372,7 @@ impl Conn {
         match reply {
             Ok(verdict) => {
                 self.engine.zap_reply(verdict);
-                self.process(cx, token)
+                self.process()
             }
             Err(code) => Err(Close::Protocol(code)),
         }
@@ -347,9 +386,8 @@ impl Conn {
         }
     }
 
-    fn handshake_done(&mut self, cx: &mut Ctx<'_>, token: usize, peer: &PeerInfo) {
+    fn handshake_done(&mut self, peer: &PeerInfo) {
         self.handshaked = true;
-        cx.timers.retain(|(_, t)| *t != Timer::Handshake(token));
         // libzmq's precedence for a repeated name (first wins): Peer-Address, then what
         // ZAP said (User-Id, its properties), then the peer's own READY properties.
         let text = |v: &Bytes| String::from_utf8_lossy(v).into_owned();
@@ -374,7 +412,13 @@ impl Conn {
                 None
             },
         };
-        let waker = Waker::Reactor(cx.shared.clone(), token);
+        // STREAM keeps the I/O thread as its only driver (its empty-frame close and raw
+        // reads have no inline path).
+        let waker = if self.engine.is_raw() {
+            Waker::Reactor(self.shared.clone(), self.token)
+        } else {
+            Waker::Conn(self.handle.clone())
+        };
         match (&self.pipe, self.sock_pipe) {
             (Some(p), Some(sock_id)) => {
                 p.inq.set_reader(waker.clone());
@@ -394,9 +438,9 @@ impl Conn {
         self.socket
             .emit(event::HANDSHAKE_SUCCEEDED, 0, &self.endpoint);
         if self.opts.heartbeat_ivl > 0 {
-            cx.timers.push((
+            self.timers.push((
                 Instant::now() + Duration::from_millis(self.opts.heartbeat_ivl as u64),
-                Timer::Heartbeat(token),
+                Timer::Heartbeat(self.token),
             ));
         }
     }
@@ -413,15 +457,18 @@ impl Conn {
                         self.engine.consume_output(n);
                         continue;
                     }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        // Have the poller report when there is room (this also takes the
+                        // descriptor back from an application thread's claim).
+                        self.set_watch(Watch::ReadWrite);
+                        return Ok(());
+                    }
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                     Err(_) => return Err(Close::Disconnected),
                 }
             }
-            if !self.handshaked {
-                return Ok(());
-            }
-            let Some(p) = &self.pipe else {
+            let Some(p) = self.pipe.as_ref().filter(|_| self.handshaked) else {
+                self.output_drained();
                 return Ok(());
             };
             p.inq.pop_batch(&mut self.out_batch, WRITE_BATCH);
@@ -429,6 +476,7 @@ impl Conn {
                 if self.lingering {
                     return Err(Close::Shutdown);
                 }
+                self.output_drained();
                 return Ok(());
             }
             for m in self.out_batch.drain(..) {
@@ -449,29 +497,128 @@ impl Conn {
         }
     }
 
+    /// Everything queued is written: stop watching for writability (the reactor was
+    /// registered read-write for the connect, or a write found the socket full).
+    fn output_drained(&mut self) {
+        if self.watch == Watch::ReadWrite && !self.connecting {
+            self.set_watch(Watch::Read);
+        }
+    }
+
+    /// Changes what the poller watches (from any thread; the poller is thread-safe).
+    fn set_watch(&mut self, want: Watch) {
+        if self.watch == want || self.dead {
+            return;
+        }
+        let registry = &self.shared.registry;
+        let token = mio::Token(self.token);
+        let both = mio::Interest::READABLE | mio::Interest::WRITABLE;
+        let source = self.stream.source();
+        let r = match (self.watch, want) {
+            (_, Watch::Claimed) => registry.deregister(source),
+            (Watch::Claimed, Watch::Read) => {
+                registry.register(source, token, mio::Interest::READABLE)
+            }
+            (Watch::Claimed, Watch::ReadWrite) => registry.register(source, token, both),
+            (_, Watch::Read) => registry.reregister(source, token, mio::Interest::READABLE),
+            (_, Watch::ReadWrite) => registry.reregister(source, token, both),
+        };
+        if r.is_ok() {
+            self.watch = want;
+        }
+    }
+
+    /// An application thread about to wait for input takes the descriptor off the poller
+    /// and reads it itself (returns it), if the connection is in plain traffic with
+    /// nothing pending for the reactor.
+    pub(super) fn claim(&mut self) -> Option<std::os::fd::RawFd> {
+        if !self.assistable() || self.read_paused || self.fin_seen || self.watch != Watch::Read {
+            return None;
+        }
+        self.set_watch(Watch::Claimed);
+        (self.watch == Watch::Claimed).then(|| self.stream.as_raw_fd())
+    }
+
+    /// The connection's descriptor.
+    pub(super) fn stream_fd(&self) -> std::os::fd::RawFd {
+        self.stream.as_raw_fd()
+    }
+
+    /// True while an application thread's claim holds.
+    pub(super) fn is_claimed(&self) -> bool {
+        self.watch == Watch::Claimed
+    }
+
+    /// The claiming thread is done: the poller watches the descriptor again (and reports
+    /// at once whatever arrived meanwhile).
+    pub(super) fn unclaim(&mut self) {
+        if self.watch == Watch::Claimed {
+            self.set_watch(Watch::Read);
+        }
+    }
+
+    /// True when an application thread may do this connection's traffic I/O itself: the
+    /// handshake is done and nothing the reactor must see (closing, lingering, a pending
+    /// ZAP reply, a paused read) is in progress.
+    fn assistable(&self) -> bool {
+        !self.dead
+            && self.handshaked
+            && !self.connecting
+            && !self.lingering
+            && self.zap.is_none()
+            && self.deferred_close.is_none()
+    }
+
+    /// An application thread's flush (its send queued a message and this connection's
+    /// writer side was idle). False if the reactor must take over: the connection is not
+    /// in plain traffic, it failed (the reason is kept for the reactor), or it asked for
+    /// timers.
+    pub(super) fn flush_inline(&mut self) -> bool {
+        if !self.assistable() || self.fin_seen || self.stream.peer_closed_now() {
+            return false;
+        }
+        if let Err(why) = self.flush() {
+            self.deferred_close = Some(why);
+            return false;
+        }
+        self.timers.is_empty()
+    }
+
+    /// An application thread's read (its receive found nothing queued): reads what the
+    /// kernel has, decodes it into the pipe and writes what the input produced (PONGs).
+    /// False if the reactor must look at the connection now (it failed, or asked for
+    /// timers); outside plain traffic this does nothing and leaves it to the reactor's
+    /// own readiness events.
+    pub(super) fn pull_inline(&mut self) -> bool {
+        if self.assistable() && !self.read_paused {
+            if let Err(why) = self.read(true).and_then(|()| self.flush()) {
+                self.deferred_close = Some(why);
+            }
+        }
+        if self.read_paused || self.deferred_close.is_some() {
+            // The reactor resumes or closes it: it must watch the descriptor again.
+            self.unclaim();
+        }
+        self.dead || (self.deferred_close.is_none() && self.timers.is_empty())
+    }
+
     /// The socket closed: deliver what is queued within `linger` ms. True = close now.
-    pub(super) fn start_linger(&mut self, cx: &mut Ctx<'_>, token: usize, linger: i32) -> bool {
+    pub(super) fn start_linger(&mut self, linger: i32) -> bool {
         if linger == 0 {
             return true;
         }
         // Not yet handshaked: keep going; the queue is flushed once the handshake is done.
         self.lingering = true;
         if linger > 0 {
-            cx.timers.push((
+            self.timers.push((
                 Instant::now() + Duration::from_millis(linger as u64),
-                Timer::Linger(token),
+                Timer::Linger(self.token),
             ));
         }
         self.handshaked && self.flush().is_err()
     }
 
-    pub(super) fn timer(
-        &mut self,
-        cx: &mut Ctx<'_>,
-        token: usize,
-        kind: Timer,
-        now: Instant,
-    ) -> Result<(), Close> {
+    pub(super) fn timer(&mut self, kind: Timer, now: Instant) -> Result<(), Close> {
         match kind {
             Timer::Handshake(_) if !self.handshaked => Err(Close::Timeout),
             Timer::Linger(_) => Err(Close::Shutdown),
@@ -494,7 +641,8 @@ impl Conn {
                 } else {
                     self.peer_ttl.unwrap_or(Duration::from_secs(1))
                 };
-                cx.timers.push((now + period, Timer::Heartbeat(token)));
+                self.timers
+                    .push((now + period, Timer::Heartbeat(self.token)));
                 self.flush()
             }
             _ => Ok(()),
@@ -514,7 +662,16 @@ impl Conn {
 
     /// The connection is gone: report it and release the pipe.
     pub(super) fn closed(&mut self, why: Close) {
+        self.dead = true;
         let fd = self.stream.as_raw_fd() as u32;
+        if matches!(why, Close::Auth(_)) || (matches!(why, Close::Protocol(_)) && !self.handshaked)
+        {
+            // Let the peer see our greeting (so it can name the failure too) or our ERROR.
+            self.flush_handshake_output();
+        }
+        // The peer sees the end before our monitor reports it (the descriptor itself is
+        // closed when the last handle to this connection goes, which may be a moment later).
+        self.stream.shutdown();
         match why {
             // libzmq reports a failed attempt as the socket being closed.
             Close::ConnectFailed => self.socket.emit(event::CLOSED, fd, &self.endpoint),
@@ -522,16 +679,12 @@ impl Conn {
             Close::Shutdown => {}
             Close::Protocol(code) => {
                 if !self.handshaked {
-                    // Let the peer see our greeting, so it can name the failure too.
-                    self.flush_handshake_output();
                     self.socket
                         .emit(event::HANDSHAKE_FAILED_PROTOCOL, code, &self.endpoint);
                 }
                 self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);
             }
             Close::Auth(status) => {
-                // Our ERROR (400/500) should reach the client before the close.
-                self.flush_handshake_output();
                 self.socket
                     .emit(event::HANDSHAKE_FAILED_AUTH, status as u32, &self.endpoint);
                 self.socket.emit(event::DISCONNECTED, fd, &self.endpoint);

@@ -3,11 +3,13 @@
 //! threads talk to it through commands and by scheduling connection tokens when a pipe
 //! needs attention; it talks back through the pipes' wakers.
 
+mod assist;
 mod codec;
 mod conn;
 mod reactor;
 mod stream;
 
+pub(crate) use assist::{ConnHandle, Served};
 pub(crate) use reactor::ReactorShared;
 
 use crate::options::Options;

@@ -1,6 +1,7 @@
 //! The I/O thread's loop: listeners, connectors (with reconnect backoff), connections,
 //! timers, and the command queue application threads feed.
 
+use super::assist::ConnHandle;
 use super::conn::{Close, Conn};
 use super::stream::{Listener, Stream};
 use super::{BindRequest, ConnectRequest};
@@ -49,6 +50,9 @@ enum Command {
 /// State shared between the I/O thread and application threads.
 pub(crate) struct ReactorShared {
     waker: mio::Waker,
+    /// The poller's registry, for connections whose interest changes outside the I/O
+    /// thread (an application thread's claim, or its flush meeting a full socket).
+    pub(super) registry: mio::Registry,
     commands: Mutex<Vec<Command>>,
     scheduled: Mutex<Vec<usize>>,
     next_token: AtomicUsize,
@@ -64,8 +68,10 @@ impl ReactorShared {
     pub(crate) fn start() -> std::io::Result<Arc<ReactorShared>> {
         let poll = Poll::new()?;
         let waker = mio::Waker::new(poll.registry(), WAKER)?;
+        let registry = poll.registry().try_clone()?;
         let shared = Arc::new(ReactorShared {
             waker,
+            registry,
             commands: Mutex::new(Vec::new()),
             scheduled: Mutex::new(Vec::new()),
             next_token: AtomicUsize::new(1),
@@ -288,18 +294,12 @@ pub(super) enum Timer {
     Linger(usize),
 }
 
-/// What a connection needs from the reactor while it runs.
-pub(super) struct Ctx<'a> {
-    pub(super) shared: &'a Arc<ReactorShared>,
-    pub(super) timers: &'a mut Vec<(Instant, Timer)>,
-}
-
 struct Reactor {
     poll: Poll,
     shared: Arc<ReactorShared>,
     listeners: HashMap<usize, ListenerEntry>,
     connectors: HashMap<usize, Connector>,
-    conns: HashMap<usize, Conn>,
+    conns: HashMap<usize, Arc<ConnHandle>>,
     timers: Vec<(Instant, Timer)>,
     /// The other half of `ReactorShared::scheduled` (swapped, so neither side allocates).
     sched_buf: Vec<usize>,
@@ -343,8 +343,8 @@ impl Reactor {
                     self.accept(t);
                 } else {
                     if ev.is_read_closed() {
-                        if let Some(c) = self.conns.get_mut(&t) {
-                            c.peer_closed();
+                        if let Some(c) = self.conns.get(&t) {
+                            c.lock().peer_closed();
                         }
                     }
                     self.conn_ready(t, ev.is_readable() || ev.is_read_closed(), ev.is_writable());
@@ -360,14 +360,23 @@ impl Reactor {
         // Dropping the entries closes every descriptor.
     }
 
-    fn ctx(&mut self) -> (Ctx<'_>, &mut HashMap<usize, Conn>) {
-        (
-            Ctx {
-                shared: &self.shared,
-                timers: &mut self.timers,
-            },
-            &mut self.conns,
-        )
+    /// Runs `f` on connection `token` (None if it is gone), then takes the timers it asked
+    /// for into the reactor's list.
+    fn with_conn<R>(&mut self, token: usize, f: impl FnOnce(&mut Conn) -> R) -> Option<R> {
+        let handle = self.conns.get(&token)?;
+        let mut conn = handle.lock();
+        let r = f(&mut conn);
+        self.timers.append(&mut conn.timers);
+        Some(r)
+    }
+
+    /// The tokens of the connections for which `pred` holds.
+    fn conns_where(&self, pred: impl Fn(&Conn) -> bool) -> Vec<usize> {
+        self.conns
+            .iter()
+            .filter(|(_, h)| pred(&h.lock()))
+            .map(|(t, _)| *t)
+            .collect()
     }
 
     fn run_commands(&mut self) {
@@ -448,12 +457,7 @@ impl Reactor {
                         self.drop_connector(t, false);
                     }
                     // Connections of closed sockets are already lingering; any others go now.
-                    let ids: Vec<usize> = self
-                        .conns
-                        .iter()
-                        .filter(|(_, c)| !c.is_lingering())
-                        .map(|(t, _)| *t)
-                        .collect();
+                    let ids = self.conns_where(|c| !c.is_lingering());
                     for t in ids {
                         self.close_conn(t, Close::Shutdown);
                     }
@@ -468,12 +472,7 @@ impl Reactor {
             l.socket
                 .emit(event::CLOSED, l.listener.fd() as u32, &l.endpoint);
             // libzmq's unbind also closes the connections accepted on that endpoint.
-            let ids: Vec<usize> = self
-                .conns
-                .iter()
-                .filter(|(_, c)| c.listener == Some(token))
-                .map(|(t, _)| *t)
-                .collect();
+            let ids = self.conns_where(|c| c.listener == Some(token));
             for t in ids {
                 self.close_conn(t, Close::Shutdown);
             }
@@ -488,8 +487,8 @@ impl Reactor {
             if let Some(ct) = c.conn {
                 if detach {
                     self.close_conn(ct, Close::Shutdown);
-                } else if let Some(conn) = self.conns.get_mut(&ct) {
-                    conn.connector = None;
+                } else if let Some(conn) = self.conns.get(&ct) {
+                    conn.lock().connector = None;
                 }
             }
             self.timers.retain(|(_, t)| *t != Timer::Reconnect(token));
@@ -541,20 +540,11 @@ impl Reactor {
                 self.drop_connector(t, false);
             }
         }
-        let conns: Vec<usize> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.socket.id == socket_id)
-            .map(|(t, _)| *t)
-            .collect();
+        let conns = self.conns_where(|c| c.socket.id == socket_id);
         for t in conns {
-            let done = {
-                let (mut cx, conns) = self.ctx();
-                match conns.get_mut(&t) {
-                    Some(c) => c.start_linger(&mut cx, t, linger),
-                    None => false,
-                }
-            };
+            let done = self
+                .with_conn(t, |c| c.start_linger(linger))
+                .unwrap_or(false);
             if done {
                 self.close_conn(t, Close::Shutdown);
             }
@@ -610,6 +600,8 @@ impl Reactor {
                 c.conn = Some(token);
                 let lingering = c.lingering.is_some();
                 let mut conn = Conn::new(
+                    self.shared.clone(),
+                    token,
                     s,
                     socket,
                     c.req.opts.clone(),
@@ -622,7 +614,8 @@ impl Reactor {
                 if lingering {
                     conn.linger_from_start();
                 }
-                self.conns.insert(token, conn);
+                self.conns
+                    .insert(token, ConnHandle::new(token, self.shared.clone(), conn));
             }
             Err(_) => self.schedule_reconnect(ctoken),
         }
@@ -678,12 +671,21 @@ impl Reactor {
                     }
                     use std::os::fd::AsRawFd;
                     socket.emit(event::ACCEPTED, s.as_raw_fd() as u32, &endpoint);
-                    let conn = Conn::new(s, socket, opts, endpoint, None, Some(token), None, false);
-                    self.conns.insert(ct, conn);
-                    let (mut cx, conns) = self.ctx();
-                    if let Some(c) = conns.get_mut(&ct) {
-                        c.started(&mut cx, ct);
-                    }
+                    let conn = Conn::new(
+                        self.shared.clone(),
+                        ct,
+                        s,
+                        socket,
+                        opts,
+                        endpoint,
+                        None,
+                        Some(token),
+                        None,
+                        false,
+                    );
+                    self.conns
+                        .insert(ct, ConnHandle::new(ct, self.shared.clone(), conn));
+                    self.with_conn(ct, |c| c.started());
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -701,14 +703,8 @@ impl Reactor {
     }
 
     fn conn_ready(&mut self, token: usize, readable: bool, writable: bool) {
-        let result = {
-            let (mut cx, conns) = self.ctx();
-            match conns.get_mut(&token) {
-                Some(c) => c.ready(&mut cx, token, readable, writable),
-                None => return,
-            }
-        };
-        if let Err(why) = result {
+        let result = self.with_conn(token, |c| c.ready(readable, writable));
+        if let Some(Err(why)) = result {
             self.close_conn(token, why);
         }
     }
@@ -749,14 +745,8 @@ impl Reactor {
             match k {
                 Timer::Reconnect(c) => self.start_connect(c),
                 Timer::Handshake(t) | Timer::Heartbeat(t) | Timer::Linger(t) => {
-                    let result = {
-                        let (mut cx, conns) = self.ctx();
-                        match conns.get_mut(&t) {
-                            Some(c) => c.timer(&mut cx, t, k, now),
-                            None => continue,
-                        }
-                    };
-                    if let Err(why) = result {
+                    let result = self.with_conn(t, |c| c.timer(k, now));
+                    if let Some(Err(why)) = result {
                         self.close_conn(t, why);
                     }
                 }
@@ -765,9 +755,10 @@ impl Reactor {
     }
 
     fn close_conn(&mut self, token: usize, why: Close) {
-        let Some(mut conn) = self.conns.remove(&token) else {
+        let Some(handle) = self.conns.remove(&token) else {
             return;
         };
+        let mut conn = handle.lock();
         self.timers.retain(|(_, t)| {
             !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x) if *x == token)
         });

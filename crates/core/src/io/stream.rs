@@ -48,6 +48,33 @@ impl Stream {
         }
     }
 
+    /// True if the peer has closed its side and that is all the socket holds (a peek: no
+    /// input is consumed). A sender writing from its own thread checks this first, so that
+    /// what it queued is not written into a connection the reactor is about to drop (the
+    /// reactor handles the close first, then the queue goes to the next connection).
+    pub(crate) fn peer_closed_now(&self) -> bool {
+        let mut byte = 0u8;
+        // SAFETY: our own open descriptor; one writable byte; MSG_PEEK leaves input queued.
+        let n = unsafe {
+            libc::recv(
+                self.as_raw_fd(),
+                &mut byte as *mut u8 as *mut libc::c_void,
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        n == 0
+    }
+
+    /// Shuts both directions down (the peer sees a FIN now), keeping the descriptor.
+    pub(crate) fn shutdown(&self) {
+        let how = std::net::Shutdown::Both;
+        let _ = match self {
+            Stream::Tcp(s) => s.shutdown(how),
+            Stream::Unix(s) => s.shutdown(how),
+        };
+    }
+
     /// The peer's address as libzmq reports it in "Peer-Address".
     pub(crate) fn peer_address(&self) -> String {
         match self {

@@ -1,0 +1,150 @@
+//! Caller-driven I/O (`io::assist`): application threads write and read their tcp/ipc
+//! connections themselves. These tests pin down what must not change when they do: a
+//! connection the reactor drops is closed at once even while a receive is blocked on it,
+//! nothing is written into a connection whose peer has left, and messages in either
+//! direction keep their order and frames whichever thread moved them.
+
+mod common;
+
+use common::*;
+use ferromq::options::id as opt;
+use ferromq::{event, Context, SocketType, SNDMORE};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// A raw ZMTP 3.1 PUSH peer, handshaken with `ep` (a PULL).
+fn raw_push(ep: &str) -> TcpStream {
+    let mut raw = TcpStream::connect(ep.trim_start_matches("tcp://")).unwrap();
+    raw.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    raw.write_all(&zmtp_greeting(b"NULL")).unwrap();
+    raw.write_all(&zmtp_ready("PUSH")).unwrap();
+    // The server's greeting and READY.
+    let mut buf = [0u8; 64];
+    raw.read_exact(&mut buf).unwrap();
+    raw
+}
+
+#[test]
+fn a_dropped_connection_closes_at_once_while_a_receive_blocks_on_it() {
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.set_option(opt::MAXMSGSIZE, &10i64.to_ne_bytes())
+        .unwrap();
+    let mon = Monitor::new(&ctx, &pull, "inproc://assist-drop-mon");
+    let ep = bind_tcp(&pull);
+    let mut raw = raw_push(&ep);
+    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+    // A receive that blocks (and reads the connection itself while it waits) for longer
+    // than the test takes.
+    pull.set_int(opt::RCVTIMEO, 4000).unwrap();
+    let started = Instant::now();
+    let receiver = std::thread::spawn(move || {
+        let r = pull.recv(0);
+        (r.is_err(), Instant::now(), pull)
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    // A frame above MAXMSGSIZE: the server must drop this connection.
+    let mut frame = vec![0x00, 100];
+    frame.extend_from_slice(&[b'z'; 100]);
+    raw.write_all(&frame).unwrap();
+    let mut rest = Vec::new();
+    let eof = loop {
+        let mut buf = [0u8; 256];
+        match raw.read(&mut buf) {
+            Ok(0) => break Instant::now(),
+            Ok(n) => rest.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break Instant::now(),
+            Err(e) => panic!("no end of stream from the server: {e}"),
+        }
+    };
+    let (failed, returned, pull) = receiver.join().unwrap();
+    assert!(failed, "nothing valid was sent");
+    assert!(
+        eof < returned,
+        "the peer saw the close only after the blocked receive gave up ({:?} vs {:?})",
+        eof - started,
+        returned - started
+    );
+    drop((pull, mon));
+    ctx.term().unwrap();
+}
+
+#[test]
+fn a_send_after_the_peer_left_waits_for_the_reconnect() {
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.set_int(opt::RECONNECT_IVL, 20).unwrap();
+    let mon = Monitor::new(&ctx, &push, "inproc://assist-left-mon");
+    push.connect(&ep).unwrap();
+    push.send(b"one", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"one");
+    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+    // The peer goes away; once its end is seen, a message sent now (written from this
+    // thread if it were still connected) must wait for the next connection.
+    drop(pull);
+    mon.wait_for(event::DISCONNECTED, 2000);
+    push.send(b"two", 0).unwrap();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.bind(&ep).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"two");
+    drop((push, pull, mon));
+    ctx.term().unwrap();
+}
+
+#[test]
+fn ping_pong_keeps_frames_and_order_over_tcp_and_ipc() {
+    for ep in ["tcp://127.0.0.1:*", "ipc://@ferromq-assist-pingpong"] {
+        let ctx = Context::new();
+        let router = sock(&ctx, SocketType::Router);
+        router.bind(ep).unwrap();
+        let ep = last_endpoint(&router);
+        let dealer = sock(&ctx, SocketType::Dealer);
+        dealer.connect(&ep).unwrap();
+        for i in 0u32..2000 {
+            // Sizes across inline, pooled and shared bodies.
+            let body = vec![(i % 251) as u8; (i as usize * 37) % 3000];
+            dealer.send(&i.to_be_bytes(), SNDMORE).unwrap();
+            dealer.send(&body, 0).unwrap();
+            let parts = router.recv_multipart(0).unwrap();
+            assert_eq!(parts.len(), 3, "routing id + 2 frames");
+            assert_eq!(parts[1].data(), i.to_be_bytes());
+            assert_eq!(parts[2].data(), &body[..]);
+            router.send(parts[0].data(), SNDMORE).unwrap();
+            router.send(parts[2].data(), 0).unwrap();
+            assert_eq!(dealer.recv(0).unwrap().data(), &body[..], "reply {i}");
+        }
+        drop((dealer, router));
+        ctx.term().unwrap();
+    }
+}
+
+#[test]
+fn a_burst_then_silence_is_delivered_in_full() {
+    // The first message of a burst is written by the sender; the rest go to the I/O
+    // thread's batch. Nothing may be left behind when the sender then goes quiet.
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.connect(&ep).unwrap();
+    push.send(b"warm", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"warm");
+    for round in 0..20u32 {
+        for i in 0..(round * 13 + 1) {
+            push.send(&i.to_le_bytes(), 0).unwrap();
+        }
+        for i in 0..(round * 13 + 1) {
+            assert_eq!(
+                pull.recv(0).unwrap().data(),
+                i.to_le_bytes(),
+                "round {round}"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    drop((push, pull));
+    ctx.term().unwrap();
+}
