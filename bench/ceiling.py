@@ -55,8 +55,11 @@ def plan(R, quick: bool, workloads, sizes, transports, scale: float,
                                     warmup))
     if "M" in workloads:
         n = IDLE_COUNT_QUICK if quick else IDLE_COUNT_FULL
+        # A per-connection figure: --count-scale may shrink the cell but never
+        # grow it past the full-mode count (whose descriptors fit the usual
+        # hard RLIMIT_NOFILE of 20,000 that a larger count would exceed).
         cells.append(R.Cell("M", "mem", "idle", "tcp", 0,
-                            max(2, int(n * scale))))
+                            max(2, min(int(n * scale), IDLE_COUNT_FULL))))
         for s, n in (SLOWSUB_QUICK if quick else SLOWSUB_FULL).items():
             cells.append(R.Cell("M", "mem", "slowsub", "tcp", s,
                                 max(2, int(n * scale))))

@@ -57,6 +57,15 @@ def test_full_mode_has_the_10000_connection_cell_and_every_size():
     assert raw_sizes == set(run.FULL_SIZES)
 
 
+def test_count_scale_never_grows_the_idle_cell_past_the_full_count():
+    # 20,000 connections need more descriptors than the usual hard limit.
+    for quick, scale, want in ((True, 10, 10_000), (False, 10, 10_000),
+                               (False, 0.1, 1_000), (True, 1, 2_000)):
+        plan = run.build_plan(quick=quick, workloads=("M",), scale=scale)
+        assert [c.count for c in plan if c.pattern == "idle"] == [want], \
+            (quick, scale)
+
+
 def test_raw_counts_match_b_latency_and_cover_enough_bytes():
     plan = run.build_plan(quick=True, workloads=("B", "R"))
     b = {(c.kind, c.transport, c.size): c for c in plan if c.workload == "B"

@@ -7,7 +7,7 @@ use crate::curve::CurveCodec;
 use crate::error::ProtocolError;
 use crate::frame::{self, Limits, MAX_HEADER_LEN};
 use crate::greeting::{self, PeerGreeting, GREETING_LEN};
-use crate::input::InputBuffer;
+use crate::input::{InputBuffer, DIRECT_MIN};
 use crate::mechanism::{Handshake, MechanismConfig, Progress, ZapRequest, ZapVerdict};
 use crate::socket_type::SocketType;
 
@@ -145,6 +145,8 @@ pub struct Engine {
     zap_accepted: Option<(Bytes, Vec<(String, Bytes)>)>,
     /// An event produced outside `poll_event` (by `zap_reply`), returned next.
     pending: Option<Event>,
+    /// (more, command) of the frame whose large body is being received directly.
+    direct: Option<(bool, bool)>,
 }
 
 impl Engine {
@@ -171,14 +173,16 @@ impl Engine {
             waiting_zap: false,
             zap_accepted: None,
             pending: None,
+            direct: None,
         }
     }
 
-    /// Returns spare input space of at least `min` bytes for the caller to
-    /// read into directly, then report with [`input_filled`]. When a large
-    /// frame is partly received, more space (up to 4 MiB) is provided so the
-    /// body arrives without repeated reallocation. The buffer is only moved
-    /// or reallocated when the current spare space is too small.
+    /// Returns spare input space for the caller to read into directly, then
+    /// report with [`input_filled`]: at least `min` bytes of the receive
+    /// buffer (which grows while reads keep filling it), or, while a large
+    /// frame body (8 KiB or more) is being received, the rest of that body in
+    /// its own allocation, ending exactly where the body ends (so it is never
+    /// copied; the next call returns the receive buffer again).
     ///
     /// [`input_filled`]: Engine::input_filled
     pub fn input_buffer(&mut self, min: usize) -> &mut [u8] {
@@ -298,6 +302,11 @@ impl Engine {
                 self.curve = codec;
                 self.peer = Some(info.clone());
                 self.state = State::Traffic;
+                if self.input.is_empty() {
+                    // Most connections idle after the handshake: hold no receive buffer
+                    // until traffic comes.
+                    self.input.release();
+                }
                 Ok(Some(Event::Ready(info)))
             }
         }
@@ -402,6 +411,15 @@ impl Engine {
 
     /// Returns the next complete frame as (more, command, body).
     fn read_frame(&mut self) -> Result<Option<(bool, bool, Bytes)>, ProtocolError> {
+        if let Some((more, command)) = self.direct {
+            let Some(body) = self.input.finish_body() else {
+                self.need = self.input.body_missing().unwrap_or(0);
+                return Ok(None);
+            };
+            self.direct = None;
+            self.need = 0;
+            return Ok(Some((more, command, body)));
+        }
         let data = self.input.data();
         let Some(h) = frame::decode_header(data, self.limits())? else {
             self.need = MAX_HEADER_LEN.saturating_sub(data.len());
@@ -409,12 +427,60 @@ impl Engine {
         };
         let total = h.header_len + h.body_len;
         if data.len() < total {
-            self.need = total - data.len();
+            if h.body_len >= DIRECT_MIN {
+                // Receive the rest straight into the body's own allocation.
+                self.input.begin_body(h.header_len, h.body_len);
+                self.direct = Some((h.more, h.command));
+                self.need = self.input.body_missing().unwrap_or(0);
+            } else {
+                self.need = total - data.len();
+            }
             return Ok(None);
         }
         self.need = 0;
-        let body = self.input.take(h.header_len, h.body_len, h.command);
+        let body = self.input.take(h.header_len, h.body_len);
         Ok(Some((h.more, h.command, body)))
+    }
+
+    /// Hands every complete message frame at the head of the input whose body is at most
+    /// `max_body` bytes to `sink` as `(more, body)`, without copying it out of the receive
+    /// buffer; stops at anything else (a command, a larger or incomplete frame, a pending
+    /// event), which [`poll_event`](Engine::poll_event) then returns as usual. Only in the
+    /// traffic phase of an unencrypted connection (otherwise it takes nothing). Returns how
+    /// many frames it took.
+    ///
+    /// This is the receive fast path: a consumer that copies small bodies into storage of
+    /// its own anyway saves an allocation (or reference count) per frame.
+    pub fn take_messages(
+        &mut self,
+        max_body: usize,
+        sink: &mut dyn FnMut(bool, &[u8]),
+    ) -> Result<usize, ProtocolError> {
+        if self.state != State::Traffic
+            || self.curve.is_some()
+            || self.pending.is_some()
+            || self.direct.is_some()
+        {
+            return Ok(0);
+        }
+        let limits = self.limits();
+        let mut taken = 0;
+        loop {
+            let data = self.input.data();
+            let h = match frame::decode_header(data, limits) {
+                Ok(Some(h)) => h,
+                // Incomplete, or an error poll_event will report.
+                _ => break,
+            };
+            let total = h.header_len + h.body_len;
+            if h.command || h.body_len > max_body || data.len() < total {
+                break;
+            }
+            sink(h.more, &data[h.header_len..total]);
+            self.input.consume(total);
+            taken += 1;
+        }
+        Ok(taken)
     }
 
     fn on_command(&mut self, body: Bytes) -> Result<Option<Event>, ProtocolError> {
@@ -608,6 +674,13 @@ impl Engine {
     pub fn consume_output(&mut self, n: usize) {
         assert!(n <= self.out.len(), "consume_output({n}) beyond output");
         self.out.advance(n);
+    }
+
+    /// Takes all bytes waiting to be written, as one piece (no copy), for a caller that
+    /// writes something of its own after them (a large body in place, see
+    /// [`frame_header`](Engine::frame_header)).
+    pub fn take_output(&mut self) -> Bytes {
+        self.out.split().freeze()
     }
 
     /// Returns whether any bytes are waiting to be written.

@@ -245,26 +245,68 @@ fn ping_context_is_echoed_and_truncated_like_libzmq() {
 }
 
 #[test]
-fn message_bodies_are_zero_copy() {
+fn large_bodies_are_received_in_place() {
     let mut e = ready_sub(None);
-    let (h, n) = Engine::frame_header(false, 4096);
+    let (h, n) = Engine::frame_header(false, 20_000);
     let buf = e.input_buffer(8192);
     buf[..n].copy_from_slice(&h[..n]);
-    buf[n..n + 4096].fill(7);
-    buf[n + 4096..n + 4099].copy_from_slice(&[0x00, 1, 9]);
+    buf[n..n + 100].fill(7);
+    e.input_filled(n + 100);
+    assert_eq!(e.poll_event(), Ok(None));
+    // The rest of the body: handed out as its own buffer, ending at the body's end.
+    let buf = e.input_buffer(65536);
+    assert_eq!(buf.len(), 19_900);
+    buf.fill(8);
     let start = buf.as_ptr() as usize;
-    e.input_filled(n + 4099);
-    let Ok(Some(Event::Message { body, .. })) = e.poll_event() else {
+    e.input_filled(19_900);
+    let Ok(Some(Event::Message { body, more: false })) = e.poll_event() else {
         panic!("no Message");
     };
-    assert_eq!(body.len(), 4096);
-    assert_eq!(body.as_ptr() as usize, start + n);
+    assert_eq!(body.len(), 20_000);
+    assert_eq!(body.as_ptr() as usize + 100, start, "not copied");
+    assert!(body[..100].iter().all(|&b| b == 7) && body[100..].iter().all(|&b| b == 8));
+    // Then the ordinary buffer again.
+    e.feed(&[0x00, 1, 9]);
     let Ok(Some(Event::Message { body, .. })) = e.poll_event() else {
         panic!("no Message");
     };
     assert_eq!(&body[..], &[9]);
-    // Small message bodies too (no allocation per frame; the core copies them out).
-    assert_eq!(body.as_ptr() as usize, start + n + 4096 + 2);
+}
+
+#[test]
+fn take_messages_lends_small_bodies_and_stops_at_anything_else() {
+    let mut e = ready_sub(None);
+    e.feed(&[0x01, 2, b'a', b'b', 0x00, 1, b'c']);
+    e.feed(&command_frame(b"PING", &[0, 0]));
+    e.feed(&[0x00, 3, b'x', b'y', b'z']);
+    let (h, n) = Engine::frame_header(false, 300);
+    e.feed(&h[..n]);
+    e.feed(&[5u8; 300]);
+    e.feed(&[0x00, 2, b'q']); // incomplete
+    let mut got: Vec<(bool, Vec<u8>)> = Vec::new();
+    let mut sink = |more: bool, body: &[u8]| got.push((more, body.to_vec()));
+    assert_eq!(e.take_messages(256, &mut sink), Ok(2));
+    // The command stops it; poll_event answers it.
+    assert_eq!(e.take_messages(256, &mut sink), Ok(0));
+    assert!(matches!(e.poll_event(), Ok(Some(Event::Ping { .. }))));
+    // A body above the limit stops it too.
+    assert_eq!(e.take_messages(256, &mut sink), Ok(1));
+    let Ok(Some(Event::Message { body, .. })) = e.poll_event() else {
+        panic!("no Message");
+    };
+    assert_eq!(body.len(), 300);
+    assert_eq!(e.take_messages(256, &mut sink), Ok(0), "incomplete frame");
+    e.feed(b"r");
+    assert_eq!(e.take_messages(256, &mut sink), Ok(1));
+    assert_eq!(
+        got,
+        vec![
+            (true, b"ab".to_vec()),
+            (false, b"c".to_vec()),
+            (false, b"xyz".to_vec()),
+            (false, b"qr".to_vec()),
+        ]
+    );
 }
 
 #[test]
@@ -564,4 +606,18 @@ fn mechanism_mismatch_between_plain_and_curve() {
         client.poll_event(),
         Err(ProtocolError::MechanismMismatch { .. })
     ));
+}
+
+#[test]
+fn take_output_hands_over_what_was_encoded_so_far() {
+    let mut e = Engine::new(config(SocketType::Pair, b""));
+    let greeting = e.take_output();
+    assert_eq!(greeting.len(), GREETING_LEN);
+    assert!(!e.has_output());
+    e.send_error("x");
+    assert_eq!(e.output(), b"\x04\x08\x05ERROR\x01x");
+    assert_eq!(
+        greeting[0], 0xFF,
+        "the taken bytes are unchanged by later output"
+    );
 }

@@ -1,43 +1,106 @@
 //! The engine's receive buffer.
 //!
-//! `buf[..filled]` holds received bytes not parsed yet; `buf[filled..]` is
-//! initialised spare space handed out for the caller to read into, so no
-//! unsafe code is needed to expose it. Message bodies are split off without
-//! copying (a reference-count increment, no allocation per frame); a consumer
-//! that keeps tiny ones for long should copy them out, or they pin the receive
-//! allocation (ferromq's core copies bodies under 1 KiB into inline or pooled
-//! storage at once). Small command bodies are copied.
+//! Small frames go through one reusable buffer: received bytes sit in `buf[start..end]`,
+//! `buf[end..]` is initialised spare space handed out for the caller to read into (zeroed
+//! once when the buffer grows, never again), so no unsafe code is needed to expose it.
+//! The buffer starts small (an idle connection costs little), grows when reads keep
+//! filling it (a streaming peer), and is freed when the handshake leaves it empty.
+//!
+//! A large frame body is received straight into an allocation of its own once its header
+//! has arrived ([`begin_body`](InputBuffer::begin_body)): the caller reads into it and the
+//! finished body becomes the frame's `Bytes` without a copy, and without pinning the
+//! shared buffer. Smaller bodies are copied out, or lent to a borrowing consumer
+//! (`Engine::take_messages`).
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::Bytes;
 
-/// Command bodies smaller than this are copied out of the receive buffer.
-pub(crate) const COPY_COMMAND_MAX: usize = 1024;
+/// Bodies of at least this many bytes that are not yet complete are received directly
+/// into their own allocation.
+pub(crate) const DIRECT_MIN: usize = 8 * 1024;
 
-/// Upper bound on how much space is reserved ahead for a partially received
-/// frame, so an announced (but not yet sent) huge body costs no memory.
-pub(crate) const MAX_READ_AHEAD: usize = 4 << 20;
+/// First size of the shared buffer.
+const INITIAL: usize = 8 * 1024;
+
+/// The shared buffer grows (doubling) up to this while reads keep filling it.
+const STREAMING: usize = 64 * 1024;
+
+/// A directly received body is allocated up to this much ahead of the bytes that have
+/// arrived, so a peer announcing a huge frame costs memory only as it sends it.
+const BODY_AHEAD: usize = 1 << 20;
+
+/// Right after a direct body, the next read takes at most this much into the shared
+/// buffer: enough for the next header and small frames, while a next large body (likely,
+/// as messages tend to be alike) comes mostly straight into its own allocation instead of
+/// being read into the shared buffer and copied out.
+const AFTER_BODY: usize = 4 * 1024;
+
+/// Upper bound on how much space is reserved ahead for a partially received small frame.
+pub(crate) const MAX_READ_AHEAD: usize = STREAMING;
+
+#[derive(Debug)]
+struct DirectBody {
+    /// The body so far: `data[..filled]` received, `data[filled..]` spare.
+    data: Vec<u8>,
+    filled: usize,
+    len: usize,
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct InputBuffer {
-    buf: BytesMut,
-    filled: usize,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The last read filled all the spare space it was given: grow before the next one.
+    grow: bool,
+    /// Length of the spare slice last handed out (0 if it was a direct body's).
+    handed: usize,
+    /// A direct body was just finished: keep the next read short.
+    after_body: bool,
+    body: Option<DirectBody>,
 }
 
 impl InputBuffer {
-    /// Returns spare space of at least `min` bytes (and at least
-    /// `min(hint, MAX_READ_AHEAD)`), growing or compacting the buffer if
-    /// needed. Bytes already received are preserved.
+    /// Returns spare space to read into: the rest of a direct body being received (exactly
+    /// up to its end), or space in the shared buffer of at least `min` bytes (and at least
+    /// `min(hint, MAX_READ_AHEAD)`). Bytes already received are preserved.
     pub(crate) fn spare(&mut self, min: usize, hint: usize) -> &mut [u8] {
-        let want = min.max(hint.min(MAX_READ_AHEAD));
-        if self.buf.len() - self.filled < want {
-            // Drop the stale spare tail first so `reserve` only has to move
-            // the unparsed bytes when it compacts or reallocates.
-            self.buf.truncate(self.filled);
-            self.buf.reserve(want);
-            let cap = self.buf.capacity();
-            self.buf.resize(cap, 0);
+        if let Some(b) = &mut self.body {
+            let window = b.len.min(b.filled.max(1).saturating_mul(2).max(BODY_AHEAD));
+            if b.data.len() < window {
+                b.data.resize(window, 0);
+            }
+            self.handed = 0;
+            return &mut b.data[b.filled..];
         }
-        &mut self.buf[self.filled..]
+        let want = min.max(hint.min(MAX_READ_AHEAD));
+        if want == 0 && self.buf.is_empty() {
+            // Nothing asked for, nothing held: stay unallocated.
+            return &mut [];
+        }
+        let mut cap = self.buf.len();
+        if self.grow && cap < STREAMING {
+            cap = (cap * 2).min(STREAMING);
+        }
+        self.grow = false;
+        cap = cap.max(INITIAL);
+        let pending = self.end - self.start;
+        if self.buf.len() - self.end < want || self.buf.len() < cap {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.start = 0;
+                self.end = pending;
+            }
+            let need = (pending + want).max(cap);
+            if self.buf.len() < need {
+                self.buf.resize(need, 0);
+            }
+        }
+        let mut spare = self.buf.len() - self.end;
+        if std::mem::take(&mut self.after_body) {
+            spare = spare.min(AFTER_BODY.max(want));
+        }
+        self.handed = spare;
+        &mut self.buf[self.end..self.end + spare]
     }
 
     /// Marks `n` bytes of the last [`spare`](Self::spare) slice as received.
@@ -45,58 +108,103 @@ impl InputBuffer {
     /// # Panics
     /// If `n` exceeds the spare space.
     pub(crate) fn commit(&mut self, n: usize) {
+        if let Some(b) = &mut self.body {
+            assert!(
+                n <= b.data.len() - b.filled,
+                "input_filled({n}) exceeds the buffer handed out"
+            );
+            b.filled += n;
+            return;
+        }
         assert!(
-            n <= self.buf.len() - self.filled,
+            n <= self.buf.len() - self.end,
             "input_filled({n}) exceeds the buffer handed out"
         );
-        self.filled += n;
+        self.end += n;
+        self.grow = n > 0 && n == self.handed;
     }
 
     /// Copies `data` in after the received bytes.
-    pub(crate) fn extend(&mut self, data: &[u8]) {
-        let n = data.len();
-        self.spare(n, 0)[..n].copy_from_slice(data);
-        self.commit(n);
+    pub(crate) fn extend(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            let spare = self.spare(data.len(), 0);
+            let n = spare.len().min(data.len());
+            spare[..n].copy_from_slice(&data[..n]);
+            self.commit(n);
+            data = &data[n..];
+        }
     }
 
-    /// The received, unparsed bytes.
+    /// The received, unparsed bytes of the shared buffer (empty while a direct body is
+    /// being received).
     pub(crate) fn data(&self) -> &[u8] {
-        &self.buf[..self.filled]
+        &self.buf[self.start..self.end]
     }
 
     /// Discards `n` received bytes.
     pub(crate) fn consume(&mut self, n: usize) {
-        debug_assert!(n <= self.filled);
-        self.buf.advance(n);
-        self.filled -= n;
+        debug_assert!(n <= self.end - self.start);
+        self.start += n;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
     }
 
-    /// Discards a `skip`-byte header and returns the following `len` bytes:
-    /// zero-copy for message bodies (a reference-count increment; copying them,
-    /// as before, cost an allocation per frame, and once every split-off body
-    /// is dropped `spare` reuses the buffer), copied for small command bodies
-    /// (`command`), whose parts the engine and its user keep for a
-    /// connection's life (READY properties, routing id) and which would pin a
-    /// whole receive buffer.
-    pub(crate) fn take(&mut self, skip: usize, len: usize, command: bool) -> Bytes {
-        debug_assert!(skip + len <= self.filled);
+    /// Discards a `skip`-byte header and returns a copy of the following `len` bytes.
+    pub(crate) fn take(&mut self, skip: usize, len: usize) -> Bytes {
+        debug_assert!(skip + len <= self.end - self.start);
         self.consume(skip);
         if len == 0 {
             return Bytes::new();
         }
-        if command && len < COPY_COMMAND_MAX {
-            let body = Bytes::copy_from_slice(&self.buf[..len]);
-            self.consume(len);
-            return body;
-        }
-        self.filled -= len;
-        self.buf.split_to(len).freeze()
+        let body = Bytes::copy_from_slice(&self.buf[self.start..self.start + len]);
+        self.consume(len);
+        body
     }
 
-    /// Drops all received bytes and releases the allocation.
+    /// The frame whose `header_len`-byte header starts the buffer has a `len`-byte body
+    /// not yet complete: from now on its bytes go straight into an allocation of its own.
+    /// What already arrived of it is moved there.
+    pub(crate) fn begin_body(&mut self, header_len: usize, len: usize) {
+        debug_assert!(self.body.is_none());
+        self.consume(header_len);
+        let have = (self.end - self.start).min(len);
+        let mut data = vec![0u8; len.min(have.max(BODY_AHEAD))];
+        data[..have].copy_from_slice(&self.buf[self.start..self.start + have]);
+        self.consume(have);
+        self.body = Some(DirectBody {
+            data,
+            filled: have,
+            len,
+        });
+    }
+
+    /// Bytes still missing of the direct body being received, if any.
+    pub(crate) fn body_missing(&self) -> Option<usize> {
+        self.body.as_ref().map(|b| b.len - b.filled)
+    }
+
+    /// The direct body, once complete.
+    pub(crate) fn finish_body(&mut self) -> Option<Bytes> {
+        if self.body.as_ref().is_some_and(|b| b.filled == b.len) {
+            let b = self.body.take()?;
+            self.after_body = true;
+            let mut data = b.data;
+            data.truncate(b.len);
+            return Some(Bytes::from(data));
+        }
+        None
+    }
+
+    /// True if nothing received is waiting to be parsed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.start == self.end && self.body.is_none()
+    }
+
+    /// Drops all received bytes and releases the allocations.
     pub(crate) fn release(&mut self) {
-        self.buf = BytesMut::new();
-        self.filled = 0;
+        *self = InputBuffer::default();
     }
 }
 
@@ -107,7 +215,6 @@ mod tests {
     #[test]
     fn spare_preserves_received_bytes() {
         let mut input = InputBuffer::default();
-        assert!(input.spare(0, 0).is_empty());
         let s = input.spare(4, 0);
         assert!(s.len() >= 4);
         s[..3].copy_from_slice(b"abc");
@@ -120,6 +227,40 @@ mod tests {
     }
 
     #[test]
+    fn starts_small_and_grows_while_reads_fill_it() {
+        let mut input = InputBuffer::default();
+        assert!(
+            input.spare(0, 0).is_empty(),
+            "nothing asked, nothing allocated"
+        );
+        let first = input.spare(1, 0).len();
+        assert_eq!(first, INITIAL);
+        // A short read: no growth.
+        input.commit(10);
+        input.consume(10);
+        assert_eq!(input.spare(1, 0).len(), INITIAL);
+        // Reads that fill the buffer: it doubles up to STREAMING.
+        let mut sizes = Vec::new();
+        for _ in 0..6 {
+            let n = input.spare(1, 0).len();
+            sizes.push(n);
+            input.commit(n);
+            input.consume(n);
+        }
+        assert_eq!(
+            sizes,
+            [
+                INITIAL,
+                2 * INITIAL,
+                4 * INITIAL,
+                STREAMING,
+                STREAMING,
+                STREAMING
+            ]
+        );
+    }
+
+    #[test]
     fn read_ahead_is_capped() {
         let mut input = InputBuffer::default();
         let len = input.spare(16, usize::MAX).len();
@@ -127,25 +268,52 @@ mod tests {
     }
 
     #[test]
-    fn take_splits_bodies_without_copying() {
+    fn take_copies_and_keeps_the_rest() {
         let mut input = InputBuffer::default();
-        let big = vec![9u8; 1024];
         input.extend(b"hh");
-        input.extend(&big);
+        input.extend(&[9u8; 1024]);
         input.extend(b"xyz");
-        let base = input.data().as_ptr() as usize;
-        let body = input.take(2, 1024, false);
-        assert_eq!(&body[..], &big[..]);
-        // Zero-copy: the body still lives in the receive allocation.
-        assert_eq!(body.as_ptr() as usize, base + 2);
+        let body = input.take(2, 1024);
+        assert_eq!(&body[..], &[9u8; 1024][..]);
         assert_eq!(input.data(), b"xyz");
-        let small = input.take(1, 1, false);
-        assert_eq!(&small[..], b"y");
-        assert_eq!(small.as_ptr() as usize, base + 2 + 1024 + 1);
-        let command = input.take(0, 1, true);
-        assert_eq!(&command[..], b"z");
-        assert_ne!(command.as_ptr() as usize, base + 2 + 1024 + 2, "copied");
+        assert_eq!(&input.take(1, 1)[..], b"y");
+        assert_eq!(input.data(), b"z");
+    }
+
+    #[test]
+    fn direct_body_is_read_in_place_and_handed_over_whole() {
+        let mut input = InputBuffer::default();
+        input.extend(b"HHH");
+        input.extend(&[1u8; 100]);
+        input.begin_body(3, 20_000);
         assert!(input.data().is_empty());
+        assert_eq!(input.body_missing(), Some(19_900));
+        // The spare space ends exactly at the body's end.
+        let s = input.spare(65536, 0);
+        assert_eq!(s.len(), 19_900);
+        s.fill(2);
+        let base = s.as_ptr() as usize;
+        input.commit(19_900);
+        let body = input.finish_body().expect("complete");
+        assert_eq!(body.len(), 20_000);
+        assert_eq!(&body[..100], &[1u8; 100][..]);
+        assert!(body[100..].iter().all(|&b| b == 2));
+        assert_eq!(body.as_ptr() as usize + 100, base, "no copy");
+        assert!(input.is_empty());
+    }
+
+    #[test]
+    fn a_huge_announced_body_costs_memory_only_as_it_arrives() {
+        let mut input = InputBuffer::default();
+        input.extend(b"H");
+        input.begin_body(1, 1 << 40);
+        assert_eq!(input.spare(1, 0).len(), BODY_AHEAD);
+        input.commit(BODY_AHEAD);
+        assert_eq!(
+            input.spare(1, 0).len(),
+            BODY_AHEAD,
+            "grows with what was received"
+        );
     }
 
     #[test]

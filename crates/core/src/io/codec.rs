@@ -4,6 +4,9 @@
 
 use ferromq_zmtp::{Bytes, Engine, Event, PeerInfo, ProtocolError, SocketType, ZapVerdict};
 
+/// Read size for raw (STREAM) connections.
+const RAW_READ: usize = 64 * 1024;
+
 /// Raw TCP for STREAM sockets: every read is one message; sends are written verbatim.
 pub(super) struct RawCodec {
     input: Vec<u8>,
@@ -34,11 +37,25 @@ impl Codec {
         match self {
             Codec::Zmtp(e) => e.input_buffer(min),
             Codec::Raw(r) => {
-                if r.input.len() < r.filled + min {
-                    r.input.resize(r.filled + min, 0);
+                // Every read is one message: offer a good chunk whatever `min` says.
+                let want = min.max(RAW_READ);
+                if r.input.len() < r.filled + want {
+                    r.input.resize(r.filled + want, 0);
                 }
                 &mut r.input[r.filled..]
             }
+        }
+    }
+
+    /// The traffic fast path (`Engine::take_messages`): small message frames handed to
+    /// `sink` as borrowed bodies. Raw streams have none.
+    pub(super) fn take_messages(
+        &mut self,
+        sink: &mut dyn FnMut(bool, &[u8]),
+    ) -> Result<usize, ProtocolError> {
+        match self {
+            Codec::Zmtp(e) => e.take_messages(crate::pool::MAX, sink),
+            Codec::Raw(_) => Ok(0),
         }
     }
 
@@ -129,6 +146,20 @@ impl Codec {
     pub(super) fn zap_reply(&mut self, verdict: ZapVerdict) {
         if let Codec::Zmtp(e) = self {
             e.zap_reply(verdict)
+        }
+    }
+
+    /// True if large message bodies may be written around the engine (plain ZMTP
+    /// traffic: CURVE must box every frame, and raw streams have no frames).
+    pub(super) fn writes_in_place(&self) -> bool {
+        matches!(self, Codec::Zmtp(e) if !e.is_encrypted())
+    }
+
+    /// Takes everything encoded so far, to be written before what comes next.
+    pub(super) fn take_output(&mut self) -> Option<Bytes> {
+        match self {
+            Codec::Zmtp(e) if e.has_output() => Some(e.take_output()),
+            _ => None,
         }
     }
 

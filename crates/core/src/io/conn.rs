@@ -6,6 +6,7 @@ use super::assist::ConnHandle;
 use super::codec::Codec;
 use super::reactor::{ReactorShared, Timer};
 use super::stream::Stream;
+use super::writeq::{WriteQueue, IN_PLACE_MIN};
 use crate::monitor::event;
 use crate::msg::{Metadata, Msg};
 use crate::options::mechanism;
@@ -23,7 +24,6 @@ use std::os::fd::AsRawFd;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-const READ_SIZE: usize = 64 * 1024;
 const WRITE_BATCH: usize = 256 * 1024;
 
 /// What the reactor's poller watches on this connection's descriptor.
@@ -98,6 +98,8 @@ pub(super) struct Conn {
     meta: Option<Arc<Metadata>>,
     in_batch: Vec<Msg>,
     out_batch: Vec<Msg>,
+    /// Large bodies written in place, and what the engine encoded before them.
+    writeq: WriteQueue,
     last_recv: Instant,
     peer_ttl: Option<Duration>,
     /// A ZAP request waiting for the handler's reply.
@@ -165,6 +167,7 @@ impl Conn {
             meta: None,
             in_batch: Vec::new(),
             out_batch: Vec::new(),
+            writeq: WriteQueue::default(),
             last_recv: Instant::now(),
             peer_ttl: None,
             zap: None,
@@ -250,7 +253,8 @@ impl Conn {
             if self.read_paused {
                 return Ok(());
             }
-            let buf = self.engine.input_buffer(READ_SIZE);
+            let buf = self.engine.input_buffer(1);
+            let offered = buf.len();
             match self.stream.read(buf) {
                 Ok(0) => return Err(Close::Disconnected),
                 Ok(n) => {
@@ -262,7 +266,7 @@ impl Conn {
                     // A short read means the kernel buffer is empty: save a syscall,
                     // unless the peer's FIN is pending (edge-triggered: no new event
                     // would report it).
-                    if once || (n < READ_SIZE / 2 && !self.fin_seen) {
+                    if once || (n < offered / 2 && !self.fin_seen) {
                         return Ok(());
                     }
                 }
@@ -285,6 +289,21 @@ impl Conn {
             }
         }
         loop {
+            // Fast path: small message frames, copied straight from the receive buffer
+            // into their messages (no per-frame allocation or reference count).
+            let (meta, batch) = (&self.meta, &mut self.in_batch);
+            let fast = self.engine.take_messages(&mut |more, body| {
+                let mut m = Msg::copy_from(body);
+                m.set_more(more);
+                if meta.is_some() {
+                    m.set_metadata(meta.clone());
+                }
+                batch.push(m);
+            });
+            if let Err(e) = fast {
+                self.push_batch();
+                return Err(Close::Protocol(e.protocol_error_code()));
+            }
             match self.engine.poll_event() {
                 Ok(None) => break,
                 Ok(Some(ev)) => match ev {
@@ -451,12 +470,16 @@ impl Conn {
             return Ok(());
         }
         loop {
-            if self.engine.has_output() {
-                match self.stream.write(self.engine.output()) {
-                    Ok(n) => {
-                        self.engine.consume_output(n);
-                        continue;
-                    }
+            if !self.writeq.is_empty() || self.engine.has_output() {
+                let written = if self.writeq.is_empty() {
+                    self.stream
+                        .write(self.engine.output())
+                        .inspect(|&n| self.engine.consume_output(n))
+                } else {
+                    self.writeq.write(&mut self.stream, &mut self.engine)
+                };
+                match written {
+                    Ok(_) => continue,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
                         // Have the poller report when there is room (this also takes the
                         // descriptor back from an application thread's claim).
@@ -490,6 +513,8 @@ impl Conn {
                         Some((_, topic)) => self.engine.send_cancel(topic),
                         None => {}
                     }
+                } else if m.len() >= IN_PLACE_MIN && self.engine.writes_in_place() {
+                    self.writeq.push_large(&mut self.engine, m.more(), m);
                 } else {
                     self.engine.send_message(m.more(), m.data());
                 }

@@ -8,6 +8,7 @@ mod codec;
 mod conn;
 mod reactor;
 mod stream;
+mod writeq;
 
 pub(crate) use assist::{ConnHandle, Served};
 pub(crate) use reactor::ReactorShared;

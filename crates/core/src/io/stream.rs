@@ -25,6 +25,13 @@ impl Stream {
         }
     }
 
+    pub(crate) fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write_vectored(bufs),
+            Stream::Unix(s) => s.write_vectored(bufs),
+        }
+    }
+
     pub(crate) fn source(&mut self) -> &mut dyn mio::event::Source {
         match self {
             Stream::Tcp(s) => s,

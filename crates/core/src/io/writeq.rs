@@ -1,0 +1,96 @@
+//! A connection's output in order: frames the engine encoded into its buffer, and large
+//! message bodies written from where they are (`writev`), never copied into that buffer.
+//! Only unencrypted ZMTP traffic has large bodies here (CURVE boxes every frame in the
+//! engine, and STREAM writes raw bytes).
+
+use super::codec::Codec;
+use super::stream::Stream;
+use crate::msg::Msg;
+use ferromq_zmtp::{Bytes, Engine};
+use std::collections::VecDeque;
+use std::io::{self, IoSlice};
+
+/// Bodies at least this big are written in place.
+pub(super) const IN_PLACE_MIN: usize = 8 * 1024;
+
+/// Most pieces handed to one `writev`.
+const MAX_IOV: usize = 64;
+
+enum Part {
+    /// Bytes the engine had encoded before a large body.
+    Encoded(Bytes),
+    /// A large body's frame header.
+    Header([u8; 9], u8),
+    /// The large body itself.
+    Body(Msg),
+}
+
+impl Part {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Part::Encoded(b) => b,
+            Part::Header(h, n) => &h[..*n as usize],
+            Part::Body(m) => m.data(),
+        }
+    }
+}
+
+/// Pieces waiting to be written ahead of whatever the engine still holds.
+#[derive(Default)]
+pub(super) struct WriteQueue {
+    parts: VecDeque<Part>,
+    /// Bytes of the front part already written.
+    front_done: usize,
+}
+
+impl WriteQueue {
+    /// Nothing queued here (the engine may still hold output).
+    pub(super) fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// Queues a message frame whose body is written in place, after everything the engine
+    /// encoded so far.
+    pub(super) fn push_large(&mut self, engine: &mut Codec, more: bool, body: Msg) {
+        if let Some(encoded) = engine.take_output() {
+            self.parts.push_back(Part::Encoded(encoded));
+        }
+        let (header, n) = Engine::frame_header(more, body.len());
+        self.parts.push_back(Part::Header(header, n as u8));
+        self.parts.push_back(Part::Body(body));
+    }
+
+    /// One `writev` of the queued pieces followed by the engine's output; drops what was
+    /// written. Returns the bytes written.
+    pub(super) fn write(&mut self, stream: &mut Stream, engine: &mut Codec) -> io::Result<usize> {
+        let mut iov: [IoSlice<'_>; MAX_IOV] = [IoSlice::new(&[]); MAX_IOV];
+        let mut k = 0;
+        for (i, p) in self.parts.iter().take(MAX_IOV - 1).enumerate() {
+            let b = p.bytes();
+            iov[k] = IoSlice::new(if i == 0 { &b[self.front_done..] } else { b });
+            k += 1;
+        }
+        let all_parts = k == self.parts.len();
+        if all_parts && engine.has_output() {
+            iov[k] = IoSlice::new(engine.output());
+            k += 1;
+        }
+        let n = stream.write_vectored(&iov[..k])?;
+        let mut left = n;
+        while left > 0 {
+            let Some(front) = self.parts.front() else {
+                engine.consume_output(left);
+                break;
+            };
+            let rest = front.bytes().len() - self.front_done;
+            if left < rest {
+                self.front_done += left;
+                break;
+            }
+            left -= rest;
+            self.front_done = 0;
+            self.parts.pop_front();
+        }
+        Ok(n)
+    }
+}
