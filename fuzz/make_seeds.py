@@ -81,6 +81,54 @@ seeds = {
     },
 }
 
+# frame_decoder_large: [type/version] [limit] [schedule length - 1] [schedule] ops.
+def op_raw(b):
+    return b"".join(b"\x00" + short(b[i:i + 255]) for i in range(0, len(b), 255))
+
+def op_frame(size, more=False, command=False, long=False, prefix=b"", seed=0):
+    x2 = size >= 1 << 20
+    if x2:
+        assert size % 2 == 0
+        size //= 2
+    op = 1 | more << 2 | command << 3 | long << 4 | x2 << 5
+    return bytes([op]) + size.to_bytes(3, "big") + short(prefix) + bytes([seed])
+
+def op_run(count, size, seed=0, multipart=False):
+    return bytes([2 | multipart << 2, count, size, seed])
+
+def op_cut(n):
+    return b"\x03" + struct.pack(">H", n)
+
+def large(schedule, *ops, limit=0, kind=0x05):
+    return bytes([kind, limit, len(schedule) - 1]) + bytes(schedule) + b"".join(ops)
+
+# Schedule bytes: a % 8 in 0..2 fill (min MINS[(a >> 3) & 7]) then an amount byte,
+# 3 feed + amount, 4 take (max_body MAX_BODIES[a >> 4]), 5 poll, 6/7 process.
+READ_ALL_PROCESS = [0x00, 0x80, 0x06]
+READS_OF_3K = [0x00, 0x60, 0x06]
+seeds["frame_decoder_large"] = {
+    "large_message": large(READS_OF_3K, op_frame(20000, seed=1)),
+    "large_then_small": large(READS_OF_3K, op_frame(100_000, more=True), op_run(50, 10, 3),
+                              op_frame(9000, command=True, prefix=b"\x09SUBSCRIBE"),
+                              op_raw(cmd(b"PING", b"\x00\x0actx")), op_frame(8192, seed=7)),
+    "two_mib": large(READ_ALL_PROCESS, op_frame(2_000_000), op_run(3, 1)),
+    "take_and_poll": large([0x00, 0x07, 0x64, 0x05, 0x01, 0x41, 0x04, 0x05, 0xa6],
+                           op_raw(TRAFFIC), op_run(200, 20, multipart=True), op_frame(300, long=True),
+                           op_frame(12000), op_raw(msg(b"tail"))),
+    "truncated": large(READS_OF_3K, op_frame(50000), op_cut(1000)),
+    "limit_edges": large(READ_ALL_PROCESS, op_frame(8191), op_frame(8192), limit=5),
+    "large_commands": large([0x30, 0x41, 0x06], op_frame(30000, command=True, prefix=b"\x04PING\x00\x10"),
+                            op_frame(65536, command=True, prefix=b"\x06CANCEL"),
+                            op_frame(65537, command=True, prefix=b"\x09SUBSCRIBE"), limit=6),
+    "error_after_large": large(READS_OF_3K, op_frame(16384), op_raw(b"\x08\x00")),
+    "peer_error_after_large": large(READS_OF_3K, op_frame(16384), op_raw(cmd(b"ERROR", short(b"bye"))),
+                                    op_frame(16384)),
+    # Part of a large body, a poll (the body goes direct), then the rest and more in one go.
+    "feed_past_body": large([0x03, 0x41, 0x06, 0x03, 0x80], op_frame(10000), op_run(2, 5)),
+    # The whole rest of a direct body, then input_buffer again before any poll.
+    "fill_after_body": large([0x00, 0x41, 0x06, 0x00, 0x80, 0x00, 0x80], op_frame(10000), op_run(2, 5)),
+}
+
 curve_raw_hello = cmd(b"HELLO", b"\x01\x00" + b"\x00" * 72 + b"\x33" * 32 + b"\x00" * 7 + b"\x01" + b"\x44" * 80)
 curve_raw_welcome = cmd(b"WELCOME", b"\x55" * 160)
 for role, raw in (("curve_server", curve_raw_hello), ("curve_client", curve_raw_welcome)):

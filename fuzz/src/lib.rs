@@ -219,6 +219,135 @@ pub fn frame_ranges(stream: &[u8]) -> Vec<std::ops::Range<usize>> {
     out
 }
 
+/// A frame body the reference decoder reached: where it starts in the stream and
+/// how long its header says it is (its end may lie past the end of the stream).
+#[derive(Clone, Copy, Debug)]
+pub struct BodySpan {
+    /// Offset of the body's first byte.
+    pub start: usize,
+    /// Announced body length.
+    pub len: u64,
+}
+
+impl BodySpan {
+    /// Offset just past the body (saturating).
+    pub fn end(&self) -> u64 {
+        (self.start as u64).saturating_add(self.len)
+    }
+}
+
+/// What the reference decoder makes of a traffic-phase stream.
+pub struct Reference {
+    /// The events, in order.
+    pub events: Vec<Event>,
+    /// Whether a protocol error follows them.
+    pub error: bool,
+    /// Every frame body reached before an error, ERROR or the end of the stream,
+    /// including a last incomplete one.
+    pub bodies: Vec<BodySpan>,
+}
+
+/// An independent decoder of the traffic phase, written from RFC 23/37 (what the
+/// engine must report after a NULL handshake, given its `max_msg_size`).
+pub fn reference(stream: &[u8], max: Option<u64>) -> Reference {
+    let msg_limit = max.unwrap_or(isize::MAX as u64);
+    let cmd_limit = msg_limit.max(64 * 1024);
+    let mut r = Reference {
+        events: Vec::new(),
+        error: false,
+        bodies: Vec::new(),
+    };
+    let mut pos = 0;
+    while pos < stream.len() {
+        let flags = stream[pos];
+        if flags & 0xF8 != 0 || flags & 0x05 == 0x05 {
+            r.error = true;
+            return r;
+        }
+        let (size, hlen) = if flags & 0x02 != 0 {
+            let Some(b) = stream.get(pos + 1..pos + 9) else {
+                return r;
+            };
+            (u64::from_be_bytes(b.try_into().unwrap()), 9)
+        } else {
+            let Some(&b) = stream.get(pos + 1) else {
+                return r;
+            };
+            (u64::from(b), 2)
+        };
+        let command = flags & 0x04 != 0;
+        if size > if command { cmd_limit } else { msg_limit } {
+            r.error = true;
+            return r;
+        }
+        let start = pos + hlen;
+        r.bodies.push(BodySpan { start, len: size });
+        if ((stream.len() - start) as u64) < size {
+            return r;
+        }
+        let body = &stream[start..start + size as usize];
+        pos = start + size as usize;
+        if !command {
+            r.events.push(Event::Message {
+                more: flags & 1 != 0,
+                body: Bytes::copy_from_slice(body),
+            });
+            continue;
+        }
+        let error_reason = |data: &[u8]| -> Option<String> {
+            let (&n, rest) = data.split_first()?;
+            rest.get(..usize::from(n))
+                .map(|r| String::from_utf8_lossy(r).into_owned())
+        };
+        // libzmq's PLAIN error ("^RROR") and ERROR both end the conversation.
+        let error_data = body
+            .strip_prefix(b"\x5eRROR")
+            .or_else(|| body.strip_prefix(b"\x05ERROR"));
+        if let Some(data) = error_data {
+            match error_reason(data) {
+                Some(reason) => r.events.push(Event::PeerError { reason }),
+                None => r.error = true,
+            }
+            return r;
+        }
+        let Some((&n, rest)) = body.split_first() else {
+            r.error = true;
+            return r;
+        };
+        let n = usize::from(n);
+        if n == 0 || rest.len() < n {
+            r.error = true;
+            return r;
+        }
+        let (name, data) = rest.split_at(n);
+        match name {
+            b"READY" => {
+                r.error = true;
+                return r;
+            }
+            b"PING" => {
+                if data.len() < 2 {
+                    r.error = true;
+                    return r;
+                }
+                r.events.push(Event::Ping {
+                    ttl: u16::from_be_bytes([data[0], data[1]]),
+                    context: Bytes::copy_from_slice(&data[2..data.len().min(18)]),
+                });
+            }
+            b"PONG" => r.events.push(Event::Pong {
+                context: Bytes::copy_from_slice(data),
+            }),
+            b"SUBSCRIBE" => r
+                .events
+                .push(Event::Subscribe(Bytes::copy_from_slice(data))),
+            b"CANCEL" => r.events.push(Event::Cancel(Bytes::copy_from_slice(data))),
+            _ => {}
+        }
+    }
+    r
+}
+
 /// Fixed CURVE keys: (server, client). Derived from constant secrets so the
 /// targets are reproducible apart from the engines' own random transient keys.
 pub fn curve_keys() -> (KeyPair, KeyPair) {
@@ -486,6 +615,43 @@ impl Checked {
                 assert!(self.ready.is_some(), "command event before Ready");
             }
         }
+    }
+
+    /// One checked `take_messages(max_body, ..)`: returns the frames it lent, as
+    /// `Event::Message`s. It takes nothing from a dead engine, before Ready or while
+    /// ZAP decides, and never a body above `max_body` or `max_msg_size`.
+    pub fn take_messages(&mut self, max_body: usize) -> Vec<Event> {
+        let mut taken = Vec::new();
+        let r = self.engine.take_messages(max_body, &mut |more, body| {
+            taken.push(Event::Message {
+                more,
+                body: Bytes::copy_from_slice(body),
+            });
+        });
+        if let Some(e) = &self.failed {
+            assert!(taken.is_empty(), "take_messages took from a failed engine");
+            assert!(matches!(&r, Ok(0)) || r.as_ref() == Err(e), "{r:?}");
+            return taken;
+        }
+        match r {
+            Ok(n) => assert_eq!(n, taken.len(), "count differs from the frames lent"),
+            Err(e) => {
+                assert!(taken.is_empty(), "frames lent before an error");
+                // Like poll_event: from now on the engine keeps failing.
+                self.failed = Some(e);
+                return taken;
+            }
+        }
+        if self.peer_closed || self.zap_pending || self.ready.is_none() {
+            assert!(taken.is_empty(), "take_messages took outside traffic");
+        }
+        for ev in &taken {
+            if let Event::Message { body, .. } = ev {
+                assert!(body.len() <= max_body, "lent a body above max_body");
+            }
+            self.check_event(ev);
+        }
+        taken
     }
 
     /// Feeds `data` cut by `chunker`, draining after each chunk.

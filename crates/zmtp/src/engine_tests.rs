@@ -621,3 +621,53 @@ fn take_output_hands_over_what_was_encoded_so_far() {
         "the taken bytes are unchanged by later output"
     );
 }
+
+/// Found by the frame_decoder_large fuzz target: `feed` running past the end of a body
+/// received directly looped for ever (the finished body left no space to copy into).
+#[test]
+fn feed_can_run_past_a_directly_received_body() {
+    let mut e = ready_sub(None);
+    let (h, n) = Engine::frame_header(false, 10_000);
+    e.feed(&h[..n]);
+    e.feed(&[3u8; 100]);
+    assert_eq!(e.poll_event(), Ok(None), "the body goes direct");
+    let mut rest = vec![3u8; 9_900];
+    rest.extend_from_slice(&[0x00, 5, b'a', b'b', b'c', b'd', b'e']);
+    rest.extend_from_slice(&[0x00, 5, b'v', b'w', b'x', b'y', b'z']);
+    e.feed(&rest);
+    let Ok(Some(Event::Message { body, .. })) = e.poll_event() else {
+        panic!("no large message");
+    };
+    assert_eq!(body.len(), 10_000);
+    assert!(body.iter().all(|&b| b == 3));
+    let mut small = Vec::new();
+    while let Ok(Some(Event::Message { body, .. })) = e.poll_event() {
+        small.push(body.to_vec());
+    }
+    assert_eq!(small, vec![b"abcde".to_vec(), b"vwxyz".to_vec()]);
+}
+
+/// Found by the same target: once a direct body was filled, `input_buffer` handed out
+/// an empty slice until the next `poll_event` (a reader would take 0 bytes for EOF).
+#[test]
+fn input_buffer_is_never_empty_after_a_filled_body() {
+    let mut e = ready_sub(None);
+    let (h, n) = Engine::frame_header(true, 20_000);
+    e.feed(&h[..n]);
+    assert_eq!(e.poll_event(), Ok(None));
+    let buf = e.input_buffer(1);
+    assert_eq!(buf.len(), 20_000);
+    e.input_filled(20_000);
+    let buf = e.input_buffer(1);
+    assert!(!buf.is_empty());
+    buf[..3].copy_from_slice(&[0x00, 1, b'!']);
+    e.input_filled(3);
+    assert!(matches!(
+        e.poll_event(),
+        Ok(Some(Event::Message { more: true, ref body })) if body.len() == 20_000
+    ));
+    assert!(matches!(
+        e.poll_event(),
+        Ok(Some(Event::Message { more: false, ref body })) if &body[..] == b"!"
+    ));
+}

@@ -56,7 +56,11 @@ pub(crate) struct InputBuffer {
     handed: usize,
     /// A direct body was just finished: keep the next read short.
     after_body: bool,
+    /// The direct body being received.
     body: Option<DirectBody>,
+    /// A direct body received in full, waiting for `finish_body`; reads already go to the
+    /// shared buffer again.
+    done: Option<Vec<u8>>,
 }
 
 impl InputBuffer {
@@ -114,6 +118,13 @@ impl InputBuffer {
                 "input_filled({n}) exceeds the buffer handed out"
             );
             b.filled += n;
+            if b.filled == b.len {
+                let mut data = std::mem::take(&mut b.data);
+                data.truncate(b.len);
+                self.body = None;
+                self.done = Some(data);
+                self.after_body = true;
+            }
             return;
         }
         assert!(
@@ -129,6 +140,7 @@ impl InputBuffer {
         while !data.is_empty() {
             let spare = self.spare(data.len(), 0);
             let n = spare.len().min(data.len());
+            assert!(n > 0, "receive buffer handed out no space");
             spare[..n].copy_from_slice(&data[..n]);
             self.commit(n);
             data = &data[n..];
@@ -180,26 +192,24 @@ impl InputBuffer {
         });
     }
 
-    /// Bytes still missing of the direct body being received, if any.
+    /// Bytes still missing of the direct body being received (0 once it is complete),
+    /// or None if there is none.
     pub(crate) fn body_missing(&self) -> Option<usize> {
-        self.body.as_ref().map(|b| b.len - b.filled)
+        match (&self.body, &self.done) {
+            (Some(b), _) => Some(b.len - b.filled),
+            (None, Some(_)) => Some(0),
+            (None, None) => None,
+        }
     }
 
     /// The direct body, once complete.
     pub(crate) fn finish_body(&mut self) -> Option<Bytes> {
-        if self.body.as_ref().is_some_and(|b| b.filled == b.len) {
-            let b = self.body.take()?;
-            self.after_body = true;
-            let mut data = b.data;
-            data.truncate(b.len);
-            return Some(Bytes::from(data));
-        }
-        None
+        self.done.take().map(Bytes::from)
     }
 
     /// True if nothing received is waiting to be parsed.
     pub(crate) fn is_empty(&self) -> bool {
-        self.start == self.end && self.body.is_none()
+        self.start == self.end && self.body.is_none() && self.done.is_none()
     }
 
     /// Drops all received bytes and releases the allocations.
@@ -294,11 +304,16 @@ mod tests {
         s.fill(2);
         let base = s.as_ptr() as usize;
         input.commit(19_900);
+        // The next read goes to the shared buffer at once (the body waits for its taker).
+        assert!(!input.spare(1, 0).is_empty());
+        input.extend(b"next");
         let body = input.finish_body().expect("complete");
+        assert_eq!(input.data(), b"next");
         assert_eq!(body.len(), 20_000);
         assert_eq!(&body[..100], &[1u8; 100][..]);
         assert!(body[100..].iter().all(|&b| b == 2));
         assert_eq!(body.as_ptr() as usize + 100, base, "no copy");
+        input.consume(4);
         assert!(input.is_empty());
     }
 
