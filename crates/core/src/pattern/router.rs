@@ -6,14 +6,45 @@ use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::options::{bool_value, id};
-use crate::pipe::{Pipe, PushError};
+use crate::pipe::{Pipe, PipeMap, PushError};
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A peer: its pipe, its routing id once known, and that id as the ready-made first frame
+/// of every message received from it (cloning an inline message is a plain copy).
+struct Peer {
+    pipe: Arc<Pipe>,
+    rid: Option<Bytes>,
+    head: Msg,
+}
+
+impl Peer {
+    fn new(pipe: Arc<Pipe>) -> Peer {
+        Peer {
+            pipe,
+            rid: None,
+            head: Msg::new(),
+        }
+    }
+
+    fn set_rid(&mut self, rid: Bytes) {
+        // Long ids are shared rather than pooled: a pooled copy would pin a pool block
+        // for the peer's lifetime.
+        let mut head = if rid.len() <= crate::msg::INLINE_CAP {
+            Msg::copy_from(&rid)
+        } else {
+            Msg::from_shared(rid.clone())
+        };
+        head.set_more(true);
+        self.head = head;
+        self.rid = Some(rid);
+    }
+}
+
 pub(crate) struct Router {
     fq: FairQueue,
-    pipes: HashMap<u64, (Arc<Pipe>, Option<Bytes>)>,
+    pipes: PipeMap<Peer>,
     by_id: HashMap<Bytes, u64>,
     next_id: u32,
     /// Body frame taken from a pipe while its routing id frame was returned.
@@ -21,6 +52,9 @@ pub(crate) struct Router {
     more_in: bool,
     /// Where the frames of the message being sent go; `None` = dropping it.
     out: Option<u64>,
+    /// The last routing id sent to and its pipe (a stream of sends to one peer then
+    /// skips the id lookup); cleared whenever ids change.
+    last_out: Option<(Bytes, u64)>,
     more_out: bool,
     mandatory: bool,
     handover: bool,
@@ -36,12 +70,13 @@ impl Router {
             .unwrap_or(1);
         Router {
             fq: FairQueue::default(),
-            pipes: HashMap::new(),
+            pipes: PipeMap::default(),
             by_id: HashMap::new(),
             next_id: seed,
             pending_in: None,
             more_in: false,
             out: None,
+            last_out: None,
             more_out: false,
             mandatory: false,
             handover: false,
@@ -75,8 +110,8 @@ impl Router {
                             return false;
                         }
                         // Handover: the new connection takes the id; the old one is closed.
-                        if let Some((p, _)) = self.pipes.remove(&old) {
-                            p.close();
+                        if let Some(p) = self.pipes.remove(&old) {
+                            p.pipe.close();
                             self.fq.remove(old);
                         }
                     }
@@ -85,13 +120,14 @@ impl Router {
             }
             None => self.generate_id(),
         };
-        if let Some((_, slot)) = self.pipes.get_mut(&pipe_id) {
-            if let Some(prev) = slot.take() {
+        if let Some(peer) = self.pipes.get_mut(&pipe_id) {
+            if let Some(prev) = peer.rid.take() {
                 self.by_id.remove(&prev);
             }
-            *slot = Some(rid.clone());
+            peer.set_rid(rid.clone());
         }
         self.by_id.insert(rid, pipe_id);
+        self.last_out = None;
         true
     }
 }
@@ -99,7 +135,7 @@ impl Router {
 impl Pattern for Router {
     fn attach(&mut self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>) {
         let id = pipe.id;
-        self.pipes.insert(id, (pipe.clone(), None));
+        self.pipes.insert(id, Peer::new(pipe.clone()));
         self.fq.attach(pipe.clone());
         if let Some(m) = meta {
             if !self.identify(id, m) {
@@ -118,21 +154,22 @@ impl Pattern for Router {
         if !self.pipes.contains_key(&pipe_id) {
             return;
         }
-        let known = self.pipes.get(&pipe_id).is_some_and(|(_, r)| r.is_some());
+        let known = self.pipes.get(&pipe_id).is_some_and(|p| p.rid.is_some());
         if !known && !self.identify(pipe_id, meta) {
-            if let Some((p, _)) = self.pipes.remove(&pipe_id) {
-                p.close();
+            if let Some(p) = self.pipes.remove(&pipe_id) {
+                p.pipe.close();
             }
             self.fq.remove(pipe_id);
         }
     }
 
     fn detach(&mut self, pipe_id: u64) {
-        if let Some((_, Some(rid))) = self.pipes.remove(&pipe_id) {
+        if let Some(Peer { rid: Some(rid), .. }) = self.pipes.remove(&pipe_id) {
             if self.by_id.get(&rid) == Some(&pipe_id) {
                 self.by_id.remove(&rid);
             }
         }
+        self.last_out = None;
         self.fq.detach(pipe_id);
     }
 
@@ -141,8 +178,16 @@ impl Pattern for Router {
             // First frame: the routing id.
             self.out = None;
             if msg.more() {
-                if let Some(&pid) = self.by_id.get(msg.data()) {
-                    let (p, _) = &self.pipes[&pid];
+                let cached = match &self.last_out {
+                    Some((rid, pid)) if rid[..] == *msg.data() => Some(*pid),
+                    _ => None,
+                };
+                let found = cached.or_else(|| self.by_id.get(msg.data()).copied());
+                if let Some(pid) = found {
+                    if cached.is_none() {
+                        self.last_out = Some((Bytes::copy_from_slice(msg.data()), pid));
+                    }
+                    let p = &self.pipes[&pid].pipe;
                     if p.out.can_write() {
                         self.out = Some(pid);
                     } else if self.mandatory {
@@ -159,7 +204,7 @@ impl Pattern for Router {
         self.more_out = more;
         if let Some(pid) = self.out {
             let ok = match self.pipes.get(&pid) {
-                Some((p, _)) => match p.out.push(msg) {
+                Some(p) => match p.pipe.out.push(msg) {
                     Ok(()) => true,
                     Err(PushError::Full(_)) | Err(PushError::Closed(_)) => false,
                 },
@@ -184,8 +229,8 @@ impl Pattern for Router {
         }
         loop {
             let (m, pipe) = self.fq.recv().ok_or(Error::Again)?;
-            let rid = match self.pipes.get(&pipe) {
-                Some((_, Some(r))) => r.clone(),
+            let head = match self.pipes.get(&pipe) {
+                Some(p) if p.rid.is_some() => p.head.clone(),
                 _ => {
                     // From a pipe without an id (refused or gone): discard the message.
                     let mut more = m.more();
@@ -195,8 +240,6 @@ impl Pattern for Router {
                     continue;
                 }
             };
-            let mut head = Msg::from_bytes(rid);
-            head.set_more(true);
             self.pending_in = Some(m);
             self.more_in = true;
             return Ok(head);
@@ -207,7 +250,7 @@ impl Pattern for Router {
         if self.more_out || !self.mandatory {
             return true;
         }
-        self.pipes.values().any(|(p, _)| p.out.can_write())
+        self.pipes.values().any(|p| p.pipe.out.can_write())
     }
 
     fn can_recv(&mut self) -> bool {

@@ -42,6 +42,8 @@ pub(crate) fn parse_subscription(m: &Msg) -> Option<(bool, &[u8])> {
 #[derive(Default, Debug)]
 pub(crate) struct Topics {
     counts: HashMap<Bytes, usize>,
+    /// The empty topic is held: everything matches (no scan per message).
+    everything: bool,
 }
 
 impl Topics {
@@ -52,7 +54,9 @@ impl Topics {
             .entry(Bytes::copy_from_slice(topic))
             .or_insert(0);
         *c += 1;
-        *c == 1
+        let first = *c == 1;
+        self.everything |= topic.is_empty();
+        first
     }
 
     /// Removes one reference; true if the topic is now gone.
@@ -64,6 +68,7 @@ impl Topics {
             }
             Some(_) => {
                 self.counts.remove(topic);
+                self.everything &= !topic.is_empty();
                 true
             }
             None => false,
@@ -72,7 +77,7 @@ impl Topics {
 
     /// True if some topic is a prefix of `data`.
     pub(crate) fn matches(&self, data: &[u8]) -> bool {
-        self.counts.keys().any(|t| data.starts_with(t))
+        self.everything || self.counts.keys().any(|t| data.starts_with(t))
     }
 
     /// Number of distinct topics.

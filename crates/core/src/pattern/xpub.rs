@@ -20,6 +20,14 @@ struct Peer {
     requested: HashSet<Bytes>,
     /// Inside a multipart message read from this peer (not a subscription).
     reading_more: bool,
+    /// Subscribed to the empty topic (everything): no per-message prefix scan.
+    everything: bool,
+}
+
+impl Peer {
+    fn wants(&self, data: &[u8]) -> bool {
+        self.everything || self.topics.iter().any(|t| data.starts_with(t))
+    }
 }
 
 pub(crate) struct XPub {
@@ -100,6 +108,7 @@ impl XPub {
                                 self.peers[i].topics.remove(&topic) && !self.all.remove(&topic);
                             !values_remain || self.verboser
                         };
+                        self.peers[i].everything = self.peers[i].topics.contains(&b""[..]);
                         if self.extended && notify {
                             self.last_pipe = Some(pid);
                             self.pending.push_back(Msg::copy_from(m.data()));
@@ -159,6 +168,7 @@ impl Pattern for XPub {
             topics: HashSet::new(),
             requested: HashSet::new(),
             reading_more: false,
+            everything: false,
         });
     }
 
@@ -174,8 +184,7 @@ impl Pattern for XPub {
         if !self.more_out {
             self.targets.clear();
             for p in &self.peers {
-                let matched = p.topics.iter().any(|t| msg.data().starts_with(t));
-                if matched != self.invert {
+                if p.wants(msg.data()) != self.invert {
                     self.targets.push(p.pipe.id);
                 }
             }
@@ -193,12 +202,26 @@ impl Pattern for XPub {
             msg.make_shared();
         }
         let mut failed = Vec::new();
-        for p in &self.peers {
-            if self.targets.contains(&p.pipe.id) {
-                match p.pipe.out.push(msg.clone()) {
-                    Ok(()) => {}
-                    Err(PushError::Full(_)) | Err(PushError::Closed(_)) => failed.push(p.pipe.id),
-                }
+        // The last target gets the message itself: a clone and a drop would be two
+        // atomic operations on a shared body's count, on the line the receiver releases.
+        let last = self
+            .peers
+            .iter()
+            .rposition(|p| self.targets.contains(&p.pipe.id));
+        let mut msg = Some(msg);
+        for (i, p) in self.peers.iter().enumerate() {
+            if !self.targets.contains(&p.pipe.id) {
+                continue;
+            }
+            let m = if Some(i) == last {
+                msg.take()
+            } else {
+                msg.clone()
+            };
+            let Some(m) = m else { break };
+            match p.pipe.out.push(m) {
+                Ok(()) => {}
+                Err(PushError::Full(_)) | Err(PushError::Closed(_)) => failed.push(p.pipe.id),
             }
         }
         // A peer that missed the first frame misses the whole message.
@@ -266,6 +289,7 @@ impl Pattern for XPub {
                     } else if p.topics.remove(&topic) {
                         self.all.remove(val);
                     }
+                    p.everything = p.topics.contains(&b""[..]);
                 }
                 Some(Ok(()))
             }
