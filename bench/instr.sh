@@ -15,7 +15,10 @@
 # the machine allows instructions:k).  Without a working perf, falls back to
 # `valgrind --tool=callgrind` (deterministic, user space only; it serializes
 # threads, so spin/poll loops execute a different number of times than on
-# real cores -- compare libraries under the same tool only).
+# real cores -- compare libraries under the same tool only).  Under callgrind
+# ferromq runs with FERROMQ_SPIN_US=0 (no spinning before a blocking wait:
+# a serialized spinner would count its whole time slice as instructions);
+# libzmq does not spin and ignores the variable.
 #
 # usage: bench/instr.sh [--lib LABEL=PATH]... [--tool perf|callgrind]
 #                       [--small N] [--large N] [--reps N] [--size B]
@@ -100,10 +103,21 @@ count() {
         awk -F, '$3 ~ /^instructions:u/ {u=$1} $3 ~ /^instructions:k/ {k=$1}
                  END {if (u == "" || u !~ /^[0-9]+$/) exit 1; print u, (k == "" ? "-" : k)}' "$tmp/perf.csv"
     else
-        valgrind --tool=callgrind --callgrind-out-file=/dev/null -- "${cmd[@]}" >"$out" 2>"$tmp/err"
+        FERROMQ_SPIN_US=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null -- "${cmd[@]}" >"$out" 2>"$tmp/err"
         grep -q '"ok":true' "$out" || { cat "$tmp/err" "$out" >&2; exit 1; }
         awk '/Collected :/ {print $NF, "-"; found=1} END {if (!found) exit 1}' "$tmp/err"
     fi
+}
+
+# cputime LIBPATH TRANSPORT N -> CPU ms (all threads, user + kernel) of one real run
+# (perf's task-clock software counter, available where hardware counters are not).
+cputime() {
+    local lib=$1 t=$2 n=$3 out=$tmp/out.json
+    perf stat -x, -e task-clock -o "$tmp/clock.csv" -- "$driver" --lib "$lib" thr \
+        --pattern pushpull --transport "$t" --size "$size" --count "$n" --hwm default \
+        >"$out" 2>"$tmp/err"
+    grep -q '"ok":true' "$out" || { cat "$tmp/err" "$out" >&2; exit 1; }
+    awk -F, '$3 ~ /^task-clock/ {print $1}' "$tmp/clock.csv"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) {print "-"; exit}
@@ -135,7 +149,7 @@ done
 base=${labels[${#labels[@]}-1]}
 echo "Instructions per message: PUSH/PULL, ${size} B, two threads in one process,"
 echo "library-default HWM; (I($large) - I($small)) / $((large - small)), median of $reps;"
-echo "counter: $([ "$tool" = perf ] && echo 'perf stat -e instructions:u (user space, all threads)' || echo 'valgrind --tool=callgrind (user space, threads serialized)')."
+echo "counter: $([ "$tool" = perf ] && echo 'perf stat -e instructions:u (user space, all threads)' || echo 'valgrind --tool=callgrind (user space, threads serialized, FERROMQ_SPIN_US=0)')."
 echo
 hdr="| Transport | Size |"
 sep="|---|---|"
@@ -160,3 +174,41 @@ for t in $transports; do
 done
 echo
 echo "Diff = ${labels[0]} / $base - 1 on user-space instructions: negative = ${labels[0]} executes fewer."
+
+# CPU time per message from real runs: what the instruction count cannot show when it
+# comes from callgrind (serialized threads change the I/O pattern: every message is
+# written and read on its own) and what it leaves out (kernel work, cache misses).
+if command -v perf >/dev/null && perf stat -x, -e task-clock -o /dev/stdout true 2>/dev/null | grep -q task-clock; then
+    csmall=200000 clarge=2200000
+    declare -A cpu
+    for spec in "${libs[@]}"; do
+        label=${spec%%=*} path=${spec#*=}
+        for t in $transports; do
+            : >"$tmp/c"
+            for r in $(seq "$reps"); do
+                echo "instr.sh: $label $t ${size}B CPU time run $r/$reps" >&2
+                a=$(cputime "$path" "$t" "$csmall")
+                b=$(cputime "$path" "$t" "$clarge")
+                awk -v a="$a" -v b="$b" -v n=$((clarge - csmall)) 'BEGIN {printf "%.0f\n", (b - a) * 1e6 / n}' >>"$tmp/c"
+            done
+            cpu[$label,$t]=$(median <"$tmp/c")
+        done
+    done
+    echo
+    echo "CPU time per message: the same workload run for real, perf's task-clock (all"
+    echo "threads, user + kernel, spinning included), (T($clarge) - T($csmall)) / $((clarge - csmall)), median of $reps."
+    echo
+    hdr="| Transport | Size |" sep="|---|---|"
+    for l in "${labels[@]}"; do hdr+=" $l CPU ns/msg |"; sep+="---|"; done
+    [ ${#labels[@]} -gt 1 ] && { hdr+=" Diff vs $base |"; sep+="---|"; }
+    echo "$hdr"; echo "$sep"
+    for t in $transports; do
+        row="| $t | ${size}B |"
+        for l in "${labels[@]}"; do row+=" ${cpu[$l,$t]} |"; done
+        if [ ${#labels[@]} -gt 1 ]; then
+            c=${cpu[${labels[0]},$t]} b=${cpu[$base,$t]}
+            row+=" $(awk -v c="$c" -v b="$b" 'BEGIN {if (b > 0) printf "%+.1f%%", (c / b - 1) * 100; else print "—"}') |"
+        fi
+        echo "$row"
+    done
+fi

@@ -24,9 +24,21 @@ pub(crate) enum Wait {
 /// thread on a virtual machine (20-30 µs here): two threads ping-ponging that both fell
 /// asleep get back into step only if one of them spins past the other's wake-up.
 const SPIN_MAX_NS: u32 = 50_000;
-/// A sleep shorter than this means the change came soon after the waiter gave up: a full
-/// spin might have caught it (the sleep includes the waiter's own wake-up).
-const SHORT_SLEEP_NS: u64 = 2 * SPIN_MAX_NS as u64;
+
+/// The longest spin in effect: `SPIN_MAX_NS`, or the `FERROMQ_SPIN_US` environment
+/// variable (microseconds; 0 never spins: for hosts with more busy threads than cores,
+/// or for counting instructions under a tool that serialises threads).
+fn spin_max_ns() -> u32 {
+    static MAX: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        std::env::var("FERROMQ_SPIN_US")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .map_or(SPIN_MAX_NS, |us| us.saturating_mul(1000))
+    })
+}
+/// While spinning, give the core away this often (see `spin_for`).
+const YIELD_EVERY_NS: u64 = 5_000;
 /// Cap on the probe back-off: after repeated failed full spins, one probe per 2^10 waits.
 const MAX_BACKOFF: u32 = 10;
 
@@ -42,6 +54,8 @@ const MAX_BACKOFF: u32 = 10;
 ///   leaves it off, so an idle peer costs no CPU.
 #[derive(Debug)]
 pub(crate) struct SpinPolicy {
+    /// The longest spin (a full one), in ns; 0 = never spin.
+    max_ns: u32,
     /// Spin budget of the next wait, in ns (0 = sleep at once).
     budget_ns: u32,
     /// Consecutive failed full spins.
@@ -52,15 +66,21 @@ pub(crate) struct SpinPolicy {
 
 impl Default for SpinPolicy {
     fn default() -> Self {
-        SpinPolicy {
-            budget_ns: SPIN_MAX_NS,
-            backoff: 0,
-            skip: 0,
-        }
+        SpinPolicy::with_max(spin_max_ns())
     }
 }
 
 impl SpinPolicy {
+    /// A policy whose full spin is `max_ns` (0 = never spin).
+    pub(crate) fn with_max(max_ns: u32) -> SpinPolicy {
+        SpinPolicy {
+            max_ns,
+            budget_ns: max_ns,
+            backoff: 0,
+            skip: 0,
+        }
+    }
+
     /// How long the next wait should spin, in ns.
     pub(crate) fn budget_ns(&self) -> u32 {
         self.budget_ns
@@ -68,7 +88,7 @@ impl SpinPolicy {
 
     /// The spin caught the change.
     pub(crate) fn spin_caught(&mut self) {
-        self.budget_ns = SPIN_MAX_NS;
+        self.budget_ns = self.max_ns;
         self.backoff = 0;
         self.skip = 0;
     }
@@ -76,13 +96,18 @@ impl SpinPolicy {
     /// The spin (of `budget_ns`, possibly 0) did not catch it; the waiter then slept for
     /// `slept_ns` before the change came.
     pub(crate) fn slept(&mut self, slept_ns: u64) {
-        if self.budget_ns >= SPIN_MAX_NS {
+        if self.max_ns == 0 {
+            return;
+        }
+        if self.budget_ns >= self.max_ns {
             self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
             self.skip = (1 << self.backoff) - 1;
             self.budget_ns = 0;
-        } else if slept_ns < SHORT_SLEEP_NS {
+        } else if slept_ns < 2 * u64::from(self.max_ns) {
+            // Short: the change came soon after we gave up (the sleep includes our own
+            // wake-up), so a full spin might have caught it.
             if self.skip == 0 {
-                self.budget_ns = SPIN_MAX_NS;
+                self.budget_ns = self.max_ns;
             } else {
                 self.skip -= 1;
             }
@@ -199,6 +224,7 @@ impl Signal {
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
     fn spin_for(&self, seen: u64, budget_ns: u32, io: &mut dyn SelfServe) -> bool {
         let start = Instant::now();
+        let mut next_yield = YIELD_EVERY_NS;
         loop {
             io.pull();
             for _ in 0..32 {
@@ -208,8 +234,15 @@ impl Signal {
                 }
                 std::hint::spin_loop();
             }
-            if start.elapsed().as_nanos() as u64 >= budget_ns as u64 {
+            let spun = start.elapsed().as_nanos() as u64;
+            if spun >= budget_ns as u64 {
                 return false;
+            }
+            if spun >= next_yield {
+                // Let a thread waiting for this core run (the one we wait for, when
+                // there are more busy threads than cores); returns at once otherwise.
+                std::thread::yield_now();
+                next_yield = spun + YIELD_EVERY_NS;
             }
         }
     }
@@ -321,11 +354,22 @@ mod tests {
     use super::*;
 
     const SHORT: u64 = 30_000;
+
+    #[test]
+    fn a_zero_maximum_never_spins() {
+        let mut p = SpinPolicy::with_max(0);
+        for slept in [SHORT, 1_000_000, SHORT] {
+            assert_eq!(p.budget_ns(), 0);
+            p.slept(slept);
+        }
+        p.spin_caught();
+        assert_eq!(p.budget_ns(), 0);
+    }
     const LONG: u64 = 1_000_000;
 
     #[test]
     fn caught_spins_keep_the_full_budget() {
-        let mut p = SpinPolicy::default();
+        let mut p = SpinPolicy::with_max(SPIN_MAX_NS);
         assert_eq!(p.budget_ns(), SPIN_MAX_NS);
         for _ in 0..100 {
             p.spin_caught();
@@ -335,7 +379,7 @@ mod tests {
 
     #[test]
     fn an_idle_peer_turns_spinning_off() {
-        let mut p = SpinPolicy::default();
+        let mut p = SpinPolicy::with_max(SPIN_MAX_NS);
         p.slept(LONG); // a full spin failed
         assert_eq!(p.budget_ns(), 0);
         for _ in 0..1000 {
@@ -347,7 +391,7 @@ mod tests {
     #[test]
     fn short_sleeps_probe_so_two_sleepers_get_back_in_step() {
         // Both sides of a ping-pong asleep: each sleep is about two wake-ups long.
-        let mut p = SpinPolicy::default();
+        let mut p = SpinPolicy::with_max(SPIN_MAX_NS);
         p.slept(SHORT); // the first full spin failed: back off 1 wait
         assert_eq!(p.budget_ns(), 0);
         p.slept(SHORT); // skipped
@@ -360,7 +404,7 @@ mod tests {
 
     #[test]
     fn failed_probes_back_off_exponentially_up_to_a_cap() {
-        let mut p = SpinPolicy::default();
+        let mut p = SpinPolicy::with_max(SPIN_MAX_NS);
         let mut probes = Vec::new();
         for wait in 0..20_000u32 {
             if p.budget_ns() >= SPIN_MAX_NS {
