@@ -69,7 +69,7 @@ fi
 kernel=0
 if [ -z "$tool" ]; then
     if command -v perf >/dev/null && perf stat -x, -e instructions:u -o /dev/null true 2>/dev/null \
-        && perf stat -x, -e instructions:u -o /dev/stdout true 2>/dev/null | grep -q '^[0-9]'; then
+        && perf stat -x, -e instructions:u -o /dev/stdout true 2>/dev/null | grep '^[0-9]' >/dev/null; then
         tool=perf
     elif command -v valgrind >/dev/null; then
         tool=callgrind
@@ -78,7 +78,7 @@ if [ -z "$tool" ]; then
         exit 2
     fi
 fi
-if [ "$tool" = perf ] && perf stat -x, -e instructions:k -o /dev/stdout true 2>/dev/null | grep -q '^[0-9]'; then
+if [ "$tool" = perf ] && perf stat -x, -e instructions:k -o /dev/stdout true 2>/dev/null | grep '^[0-9]' >/dev/null; then
     kernel=1
 fi
 if [ "$tool" = perf ]; then
@@ -178,7 +178,7 @@ echo "Diff = ${labels[0]} / $base - 1 on user-space instructions: negative = ${l
 # CPU time per message from real runs: what the instruction count cannot show when it
 # comes from callgrind (serialized threads change the I/O pattern: every message is
 # written and read on its own) and what it leaves out (kernel work, cache misses).
-if command -v perf >/dev/null && perf stat -x, -e task-clock -o /dev/stdout true 2>/dev/null | grep -q task-clock; then
+if command -v perf >/dev/null && perf stat -x, -e task-clock -o /dev/stdout true 2>/dev/null | grep task-clock >/dev/null; then
     csmall=200000 clarge=2200000
     declare -A cpu
     for spec in "${libs[@]}"; do

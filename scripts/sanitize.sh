@@ -12,10 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # A fresh machine may have nightly without Miri (or no nightly at all): install what is
 # missing through rustup; fail, never skip, if that is impossible.
-if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+if ! rustup toolchain list 2>/dev/null | grep '^nightly' >/dev/null; then
     rustup toolchain install nightly --profile minimal -c miri,rust-src >&2 || true
 fi
-if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+if ! rustup toolchain list 2>/dev/null | grep '^nightly' >/dev/null; then
     echo "sanitize: the nightly Rust toolchain is required for Miri and -Zsanitizer=address" >&2
     echo "sanitize: 0 passed, 1 failed"
     exit 1

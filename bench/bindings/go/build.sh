@@ -13,6 +13,6 @@ unset CGO_CFLAGS CGO_LDFLAGS PKG_CONFIG_PATH
 cd "$HERE"
 "$GO" build -trimpath -o "$OUT/perf.tmp" . >"$OUT/build.log" 2>&1 \
   || { cat "$OUT/build.log" >&2; exit 1; }
-readelf -d "$OUT/perf.tmp" | grep -q 'NEEDED.*\[libzmq.so.5\]' \
+readelf -d "$OUT/perf.tmp" | grep 'NEEDED.*\[libzmq.so.5\]' >/dev/null \
   || { echo "perf does not need libzmq.so.5" >&2; exit 1; }
 mv "$OUT/perf.tmp" "$OUT/perf"

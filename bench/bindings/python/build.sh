@@ -36,8 +36,8 @@ if grep -q "Bundling libzmq" "$OUT/build.log"; then
   echo "pyzmq bundled libzmq instead of linking $DIST" >&2; exit 1
 fi
 EXT="$(cd / && LD_LIBRARY_PATH="$DIST/lib" "$VENV/bin/python" -c 'import zmq.backend.cython._zmq as m; print(m.__file__)')"
-if readelf -d "$EXT" | grep -qE 'RPATH|RUNPATH'; then
+if readelf -d "$EXT" | grep -E 'RPATH|RUNPATH' >/dev/null; then
   echo "warning: $EXT has an rpath: $(readelf -d "$EXT" | grep -E 'RPATH|RUNPATH')" >&2
 fi
-readelf -d "$EXT" | grep -q 'NEEDED.*\[libzmq.so.5\]' || { echo "$EXT does not need libzmq.so.5" >&2; exit 1; }
+readelf -d "$EXT" | grep 'NEEDED.*\[libzmq.so.5\]' >/dev/null || { echo "$EXT does not need libzmq.so.5" >&2; exit 1; }
 echo "$WANT" >"$STAMP"
