@@ -5,7 +5,8 @@
 # - AddressSanitizer on the C ABI crate (every extern "C" function, handle casts,
 #   zmq_msg_t layout) through its unit tests, and on the core crate (eventfd, poll,
 #   sigmask, getifaddrs, setsockopt, the ring and pool under real threads) through its
-#   unit tests and the semantics and hostile-peer suites.
+#   unit tests and the semantics, hostile-peer and caller-driven I/O (assist) suites
+#   (the latter reads large bodies into spare capacity: `Stream::read_append`).
 # Needs the nightly toolchain (Miri, -Zsanitizer); fails, never skips, without it.
 # Prints "sanitize: N passed, M failed".
 set -euo pipefail
@@ -52,7 +53,7 @@ run() {
     [ "$rc" -eq 0 ] || status=1
 }
 run -p ferromq-capi --lib
-run -p ferromq --lib --test semantics --test hostile
+run -p ferromq --lib --test semantics --test hostile --test assist
 passed=$(grep -Eo '^test result: [a-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
 if grep -q "ERROR: AddressSanitizer" "$log"; then

@@ -190,6 +190,23 @@ impl Engine {
         self.input.spare(min, hint)
     }
 
+    /// While a large frame body is being received directly (see
+    /// [`input_buffer`](Engine::input_buffer)): lets `read` append the next bytes to the
+    /// body's own allocation, given as a vector and the most bytes it may append, so a
+    /// caller reading from a socket can read into its spare capacity without the zeroing
+    /// a `&mut [u8]` needs. Then call [`poll_event`](Engine::poll_event) as after
+    /// [`input_filled`](Engine::input_filled). Returns None (and does not call `read`)
+    /// when no such body is in progress: use `input_buffer` then.
+    ///
+    /// # Panics
+    /// If `read` appends more than allowed or removes bytes already there.
+    pub fn read_body_with<R>(&mut self, read: impl FnOnce(&mut Vec<u8>, usize) -> R) -> Option<R> {
+        if self.is_dead() {
+            return None;
+        }
+        self.input.read_body_with(read)
+    }
+
     /// Marks the first `n` bytes of the slice last returned by
     /// [`input_buffer`](Engine::input_buffer) as received. Once the
     /// engine has failed or the peer sent ERROR, input is discarded.

@@ -39,10 +39,19 @@ pub(crate) const MAX_READ_AHEAD: usize = STREAMING;
 
 #[derive(Debug)]
 struct DirectBody {
-    /// The body so far: `data[..filled]` received, `data[filled..]` spare.
+    /// The body so far: `data[..filled]` received. Between calls `data.len() == filled`;
+    /// only the safe `spare` path zero-extends it for a caller to read into.
     data: Vec<u8>,
     filled: usize,
     len: usize,
+}
+
+impl DirectBody {
+    /// How far ahead of what arrived the allocation may go.
+    fn window(&self) -> usize {
+        self.len
+            .min(self.filled.max(1).saturating_mul(2).max(BODY_AHEAD))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -69,10 +78,8 @@ impl InputBuffer {
     /// `min(hint, MAX_READ_AHEAD)`). Bytes already received are preserved.
     pub(crate) fn spare(&mut self, min: usize, hint: usize) -> &mut [u8] {
         if let Some(b) = &mut self.body {
-            let window = b.len.min(b.filled.max(1).saturating_mul(2).max(BODY_AHEAD));
-            if b.data.len() < window {
-                b.data.resize(window, 0);
-            }
+            let window = b.window();
+            b.data.resize(window, 0);
             self.handed = 0;
             return &mut b.data[b.filled..];
         }
@@ -118,13 +125,8 @@ impl InputBuffer {
                 "input_filled({n}) exceeds the buffer handed out"
             );
             b.filled += n;
-            if b.filled == b.len {
-                let mut data = std::mem::take(&mut b.data);
-                data.truncate(b.len);
-                self.body = None;
-                self.done = Some(data);
-                self.after_body = true;
-            }
+            b.data.truncate(b.filled);
+            self.body_progress();
             return;
         }
         assert!(
@@ -182,14 +184,51 @@ impl InputBuffer {
         debug_assert!(self.body.is_none());
         self.consume(header_len);
         let have = (self.end - self.start).min(len);
-        let mut data = vec![0u8; len.min(have.max(BODY_AHEAD))];
-        data[..have].copy_from_slice(&self.buf[self.start..self.start + have]);
+        let mut data = Vec::with_capacity(len.min(have.max(BODY_AHEAD)));
+        data.extend_from_slice(&self.buf[self.start..self.start + have]);
         self.consume(have);
         self.body = Some(DirectBody {
             data,
             filled: have,
             len,
         });
+    }
+
+    /// While a direct body is being received: lets `read` append its next bytes to the
+    /// body's allocation itself (`read` gets the vector and how many bytes it may append
+    /// at most, and must append no more; it may read straight into the spare capacity,
+    /// so nothing is zeroed first). None when no direct body is in progress.
+    ///
+    /// # Panics
+    /// If `read` appends more than it was allowed, or removes what was received.
+    pub(crate) fn read_body_with<R>(
+        &mut self,
+        read: impl FnOnce(&mut Vec<u8>, usize) -> R,
+    ) -> Option<R> {
+        let b = self.body.as_mut()?;
+        // A `spare` handed out but never committed leaves zeroes past `filled`.
+        b.data.truncate(b.filled);
+        let max = b.window() - b.filled;
+        b.data.reserve_exact(max);
+        let r = read(&mut b.data, max);
+        let got = b.data.len().checked_sub(b.filled);
+        assert!(
+            got.is_some_and(|g| g <= max),
+            "read_body_with appended beyond the body"
+        );
+        b.filled = b.data.len();
+        self.body_progress();
+        Some(r)
+    }
+
+    /// Moves a complete direct body out of the way (reads go to the shared buffer again).
+    fn body_progress(&mut self) {
+        if self.body.as_ref().is_some_and(|b| b.filled == b.len) {
+            if let Some(b) = self.body.take() {
+                self.done = Some(b.data);
+                self.after_body = true;
+            }
+        }
     }
 
     /// Bytes still missing of the direct body being received (0 once it is complete),
@@ -315,6 +354,49 @@ mod tests {
         assert_eq!(body.as_ptr() as usize + 100, base, "no copy");
         input.consume(4);
         assert!(input.is_empty());
+    }
+
+    #[test]
+    fn read_body_with_appends_in_place_up_to_the_body_end() {
+        let mut input = InputBuffer::default();
+        assert!(
+            input.read_body_with(|_, _| ()).is_none(),
+            "no body in progress"
+        );
+        input.extend(b"H");
+        input.extend(&[1u8; 10]);
+        input.begin_body(1, 20_000);
+        let got = input.read_body_with(|v, max| {
+            assert_eq!((v.len(), max), (10, 19_990));
+            assert!(v.capacity() >= 20_000);
+            v.extend(std::iter::repeat_n(2u8, 5_000));
+            5_000
+        });
+        assert_eq!(got, Some(5_000));
+        assert_eq!(input.body_missing(), Some(14_990));
+        // The safe path and the in-place path mix.
+        let s = input.spare(1, 0);
+        s[..990].fill(3);
+        input.commit(990);
+        input.read_body_with(|v, max| {
+            assert_eq!(max, 14_000);
+            v.extend(std::iter::repeat_n(4u8, max));
+        });
+        let body = input.finish_body().expect("complete");
+        assert_eq!(body.len(), 20_000);
+        assert_eq!(&body[..10], &[1u8; 10]);
+        assert!(body[10..5_010].iter().all(|&b| b == 2));
+        assert!(body[5_010..6_000].iter().all(|&b| b == 3));
+        assert!(body[6_000..].iter().all(|&b| b == 4));
+    }
+
+    #[test]
+    #[should_panic(expected = "beyond the body")]
+    fn read_body_with_may_not_overrun() {
+        let mut input = InputBuffer::default();
+        input.extend(b"H");
+        input.begin_body(1, 10_000);
+        input.read_body_with(|v, max| v.extend(std::iter::repeat_n(0u8, max + 1)));
     }
 
     #[test]

@@ -59,6 +59,17 @@ impl Codec {
         }
     }
 
+    /// `Engine::read_body_with` (raw streams have no frames: None).
+    pub(super) fn read_body_with<R>(
+        &mut self,
+        read: impl FnOnce(&mut Vec<u8>, usize) -> R,
+    ) -> Option<R> {
+        match self {
+            Codec::Zmtp(e) => e.read_body_with(read),
+            Codec::Raw(_) => None,
+        }
+    }
+
     pub(super) fn input_filled(&mut self, n: usize) {
         match self {
             Codec::Zmtp(e) => e.input_filled(n),

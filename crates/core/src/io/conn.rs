@@ -253,12 +253,27 @@ impl Conn {
             if self.read_paused {
                 return Ok(());
             }
-            let buf = self.engine.input_buffer(1);
-            let offered = buf.len();
-            match self.stream.read(buf) {
+            // A large body comes straight into its own allocation; anything else into
+            // the engine's receive buffer.
+            let stream = &mut self.stream;
+            let (result, offered) = match self
+                .engine
+                .read_body_with(|v, max| (stream.read_append(v, max), max))
+            {
+                Some(r) => r,
+                None => {
+                    let buf = self.engine.input_buffer(1);
+                    let offered = buf.len();
+                    let r = stream.read(buf);
+                    if let Ok(n) = r {
+                        self.engine.input_filled(n);
+                    }
+                    (r, offered)
+                }
+            };
+            match result {
                 Ok(0) => return Err(Close::Disconnected),
                 Ok(n) => {
-                    self.engine.input_filled(n);
                     if self.opts.heartbeat_ivl > 0 || self.peer_ttl.is_some() {
                         self.last_recv = Instant::now();
                     }

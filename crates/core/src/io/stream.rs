@@ -18,6 +18,23 @@ impl Stream {
         }
     }
 
+    /// Reads at most `max` bytes onto the end of `v`, straight into its spare capacity
+    /// (no zeroing first, as a `&mut [u8]` would need).
+    pub(crate) fn read_append(&mut self, v: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+        let spare = v.spare_capacity_mut();
+        let max = max.min(spare.len());
+        // SAFETY: `spare` is `max` (or more) writable bytes owned by `v`, and `recv` on our
+        // own open, non-blocking descriptor writes at most `max` of them.
+        let n = unsafe { libc::recv(self.as_raw_fd(), spare.as_mut_ptr().cast(), max, 0) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let n = n as usize;
+        // SAFETY: the kernel initialised the first `n` bytes of the spare capacity.
+        unsafe { v.set_len(v.len() + n) };
+        Ok(n)
+    }
+
     pub(crate) fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.write(buf),
