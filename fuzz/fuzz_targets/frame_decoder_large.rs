@@ -36,7 +36,6 @@
 //! a body was complete but not yet polled.
 #![no_main]
 
-
 use ferromq_fuzz::*;
 use ferromq_zmtp::{Event, MechanismConfig};
 use libfuzzer_sys::fuzz_target;
@@ -222,6 +221,21 @@ impl Driver<'_> {
         self.pos += k;
     }
 
+    /// `read_body_with`, appending `k` stream bytes as a socket reader would (at most the
+    /// limit it is given); a `fill` when no direct body is in progress.
+    fn fill_body(&mut self, k_byte: u8) {
+        let (stream, pos) = (self.stream, self.pos);
+        let appended = self.e.engine.read_body_with(|v, max| {
+            let k = amount(k_byte, max.min(stream.len() - pos));
+            v.extend_from_slice(&stream[pos..pos + k]);
+            k
+        });
+        match appended {
+            Some(k) => self.pos += k,
+            None => self.fill(1, k_byte),
+        }
+    }
+
     /// `feed` of the next stream bytes.
     fn feed(&mut self, k_byte: u8) {
         let k = amount(k_byte, self.stream.len() - self.pos);
@@ -264,9 +278,13 @@ impl Driver<'_> {
         let a = self.byte();
         let max_body = MAX_BODIES[usize::from(a >> 4)];
         match a % 8 {
-            0..=2 => {
+            0 | 1 => {
                 let k = self.byte();
                 self.fill(MINS[usize::from(a >> 3) & 7], k);
+            }
+            2 => {
+                let k = self.byte();
+                self.fill_body(k);
             }
             3 => {
                 let k = self.byte();

@@ -161,7 +161,17 @@ fn large_bodies_cross_tcp_and_ipc_intact_in_place() {
         let ep = last_endpoint(&pull);
         let push = sock(&ctx, SocketType::Push);
         push.connect(&ep).unwrap();
-        let sizes = [8 * 1024, 3, 70_000, 8 * 1024 - 1, 300_000, 0, 1 << 20, 9_000, 64];
+        let sizes = [
+            8 * 1024,
+            3,
+            70_000,
+            8 * 1024 - 1,
+            300_000,
+            0,
+            1 << 20,
+            9_000,
+            64,
+        ];
         let body = |i: usize, n: usize| -> Vec<u8> {
             (0..n).map(|j| (j.wrapping_mul(31) ^ i) as u8).collect()
         };
@@ -180,7 +190,10 @@ fn large_bodies_cross_tcp_and_ipc_intact_in_place() {
             for (i, &n) in sizes.iter().enumerate() {
                 let m = pull.recv(0).unwrap();
                 assert_eq!(m.len(), n, "round {round} frame {i}");
-                assert!(m.data() == &body(i + round, n)[..], "round {round} frame {i}");
+                assert!(
+                    m.data() == &body(i + round, n)[..],
+                    "round {round} frame {i}"
+                );
                 assert_eq!(m.more(), i % 3 != 2, "round {round} frame {i}");
             }
             assert_eq!(pull.recv(0).unwrap().data(), b"end");

@@ -27,6 +27,8 @@ const STREAMING: usize = 64 * 1024;
 /// A directly received body is allocated up to this much ahead of the bytes that have
 /// arrived, so a peer announcing a huge frame costs memory only as it sends it.
 const BODY_AHEAD: usize = 1 << 20;
+/// `read_body_with` grows the body's allocation when less than this is spare.
+const BODY_READ_MIN: usize = 64 << 10;
 
 /// Right after a direct body, the next read takes at most this much into the shared
 /// buffer: enough for the next header and small frames, while a next large body (likely,
@@ -39,8 +41,9 @@ pub(crate) const MAX_READ_AHEAD: usize = STREAMING;
 
 #[derive(Debug)]
 struct DirectBody {
-    /// The body so far: `data[..filled]` received. Between calls `data.len() == filled`;
-    /// only the safe `spare` path zero-extends it for a caller to read into.
+    /// The body so far: `data[..filled]` received. Past `filled` there may be zeroes the
+    /// safe `spare` path put there for a caller to read into (kept for the next call);
+    /// `read_body_with` cuts them off.
     data: Vec<u8>,
     filled: usize,
     len: usize,
@@ -78,8 +81,12 @@ impl InputBuffer {
     /// `min(hint, MAX_READ_AHEAD)`). Bytes already received are preserved.
     pub(crate) fn spare(&mut self, min: usize, hint: usize) -> &mut [u8] {
         if let Some(b) = &mut self.body {
+            // Zeroes past `filled` stay from one call to the next: only newly exposed
+            // space is zeroed, so many small reads cost linear, not quadratic, time.
             let window = b.window();
-            b.data.resize(window, 0);
+            if b.data.len() < window {
+                b.data.resize(window, 0);
+            }
             self.handed = 0;
             return &mut b.data[b.filled..];
         }
@@ -125,7 +132,6 @@ impl InputBuffer {
                 "input_filled({n}) exceeds the buffer handed out"
             );
             b.filled += n;
-            b.data.truncate(b.filled);
             self.body_progress();
             return;
         }
@@ -208,8 +214,13 @@ impl InputBuffer {
         let b = self.body.as_mut()?;
         // A `spare` handed out but never committed leaves zeroes past `filled`.
         b.data.truncate(b.filled);
-        let max = b.window() - b.filled;
-        b.data.reserve_exact(max);
+        // Grow only when the spare capacity runs short, then to the whole window: a
+        // window that moves with every read would reallocate on every read.
+        let rest = b.len - b.filled;
+        if b.data.capacity() - b.filled < rest.min(BODY_READ_MIN) {
+            b.data.reserve_exact(b.window() - b.filled);
+        }
+        let max = (b.data.capacity() - b.filled).min(rest);
         let r = read(&mut b.data, max);
         let got = b.data.len().checked_sub(b.filled);
         assert!(
@@ -388,6 +399,27 @@ mod tests {
         assert!(body[10..5_010].iter().all(|&b| b == 2));
         assert!(body[5_010..6_000].iter().all(|&b| b == 3));
         assert!(body[6_000..].iter().all(|&b| b == 4));
+    }
+
+    #[test]
+    fn small_reads_into_a_large_body_reallocate_rarely() {
+        // A peer trickling a 16 MiB body 4 KiB at a time: the allocation grows
+        // geometrically, not on every read.
+        let mut input = InputBuffer::default();
+        input.extend(b"H");
+        input.begin_body(1, 16 << 20);
+        let (mut grows, mut cap) = (0, 0);
+        while input.body_missing() != Some(0) {
+            input.read_body_with(|v, max| {
+                if v.capacity() != cap {
+                    (grows, cap) = (grows + 1, v.capacity());
+                }
+                v.extend(std::iter::repeat_n(7u8, max.min(4096)));
+            });
+        }
+        assert!(grows <= 8, "{grows} reallocations");
+        let body = input.finish_body().expect("complete");
+        assert_eq!(body.len(), 16 << 20);
     }
 
     #[test]
