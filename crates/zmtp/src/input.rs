@@ -12,6 +12,7 @@
 //! shared buffer. Smaller bodies are copied out, or lent to a borrowing consumer
 //! (`Engine::take_messages`).
 
+use crate::recycle::RECYCLER;
 use bytes::Bytes;
 
 /// Bodies of at least this many bytes that are not yet complete are received directly
@@ -190,7 +191,7 @@ impl InputBuffer {
         debug_assert!(self.body.is_none());
         self.consume(header_len);
         let have = (self.end - self.start).min(len);
-        let mut data = Vec::with_capacity(len.min(have.max(BODY_AHEAD)));
+        let mut data = RECYCLER.with_capacity(len.min(have.max(BODY_AHEAD)));
         data.extend_from_slice(&self.buf[self.start..self.start + have]);
         self.consume(have);
         self.body = Some(DirectBody {
@@ -254,7 +255,7 @@ impl InputBuffer {
 
     /// The direct body, once complete.
     pub(crate) fn finish_body(&mut self) -> Option<Bytes> {
-        self.done.take().map(Bytes::from)
+        self.done.take().map(|v| RECYCLER.wrap(v))
     }
 
     /// True if nothing received is waiting to be parsed.

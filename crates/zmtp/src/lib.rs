@@ -30,6 +30,7 @@ mod frame;
 mod greeting;
 mod input;
 mod mechanism;
+mod recycle;
 mod socket_type;
 pub mod z85;
 
