@@ -33,7 +33,8 @@
 //! It found two engine bugs when it was written (now regression tests in
 //! crates/zmtp/src/engine_tests.rs): `feed` running past a directly received
 //! body looped for ever, and `input_buffer` handed out an empty slice once such
-//! a body was complete but not yet polled.
+//! a body was complete but not yet polled. Then, with `read_body_with` added, a
+//! quadratic slowdown (a body reallocated on every small read).
 #![no_main]
 
 use ferromq_fuzz::*;
