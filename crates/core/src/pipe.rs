@@ -11,6 +11,12 @@ use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
+/// A message at least this large, queued for a busy connection, is also written by the
+/// thread that queued it (when nobody else is writing): copying it to the kernel costs
+/// more than the lock and the syscall, and the I/O thread's core is better spent on the
+/// connections' reads.
+const WRITE_ALONG_MIN: usize = 32 * 1024;
+
 /// Who to wake when a queue changes.
 #[derive(Clone, Default)]
 pub(crate) enum Waker {
@@ -320,13 +326,28 @@ impl Queue {
             return Ok(());
         }
         w.writing_more = false;
+        let large = msg.len() >= WRITE_ALONG_MIN;
         Self::push_whole(&mut w, msg);
         let wake = w.publish();
         drop(w);
         if wake {
             self.wake_reader();
+        } else if large {
+            self.write_along();
         }
         Ok(())
+    }
+
+    /// A large message was queued behind others, so its connection is streaming: the
+    /// queueing thread writes too when the connection is free (see `ConnHandle::write_along`).
+    fn write_along(&self) {
+        let reader = match &self.wakers().reader {
+            Waker::Conn(c) => c.clone(),
+            _ => return,
+        };
+        if let Some(c) = reader.upgrade() {
+            c.write_along();
+        }
     }
 
     /// Writes the pending frames of a message and its last frame `msg` into the ring.

@@ -82,6 +82,19 @@ impl ConnHandle {
         self.schedule();
     }
 
+    /// A large message was queued while the connection was already writing: write from
+    /// this thread as well if the connection is free right now (the I/O thread is busy
+    /// elsewhere, e.g. reading); otherwise it is the I/O thread's.
+    pub(crate) fn write_along(&self) {
+        if let Ok(mut conn) = self.conn.try_lock() {
+            let done = conn.flush_inline();
+            drop(conn);
+            if !done {
+                self.schedule();
+            }
+        }
+    }
+
     /// The socket found nothing to receive: read the connection from this thread, unless
     /// the I/O thread is busy with it. Returns whether this thread's claim (if it made
     /// one) still holds; when the lock is busy it cannot tell and says yes.
