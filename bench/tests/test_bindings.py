@@ -164,7 +164,11 @@ def test_prepare_reports_missing_toolchains_and_drivers_as_not_run(tmp_path):
 
 
 def test_counts_scale_and_have_a_floor():
-    assert bindings.counts("full", "thr", 64) == 200_000
+    assert bindings.counts("full", "thr", 64) == 1_000_000
+    # Workload C is A written per language: the same message counts.
+    for size in bindings.SIZES_FULL:
+        assert bindings.counts("full", "thr", size) == run.thr_count(size, quick=False)
+        assert bindings.counts("full", "lat", size) == run.lat_count(size, quick=False)
     assert bindings.counts("quick", "thr", 64) < bindings.counts("full", "thr", 64)
     assert bindings.counts("quick", "lat", 1500, 0.0001) == bindings.MIN_COUNT
 
