@@ -58,12 +58,14 @@ bench-full: setup dist
 
 ## conformance: every binding's suite on ferromq and on real libzmq, compared: pyzmq's own
 ## tests (build/conformance/pyzmq-report.md), pebbe/zmq4's `go test`, the cppzmq programs,
-## the Rust zmq crate, zeromq.js built in shared-library mode (~20 minutes)
+## the Rust zmq crate (our program and its own tests), zeromq.js built in shared-library
+## mode (~8 minutes here)
 conformance: setup dist
 	SKIP_DIST=1 STRICT=1 bash conformance/pyzmq.sh
 	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
 	bash conformance/cpp/run.sh
 	bash conformance/rust-zmq/run.sh
+	bash conformance/rust-zmq/crate-tests.sh
 	bash conformance/node-zeromq.sh
 
 clean:
