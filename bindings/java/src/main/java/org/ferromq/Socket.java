@@ -49,10 +49,16 @@ public final class Socket implements AutoCloseable {
     private final MemorySegment optLen;
     private final MemorySegment msg;
     private MemorySegment scratch;
+    // The heap segments of the last two arrays sent from / received into: a multipart
+    // message (routing id + payload) alternates between two reused arrays.
     private byte[] sendArr;
     private MemorySegment sendArrSeg;
+    private byte[] sendArr2;
+    private MemorySegment sendArrSeg2;
     private byte[] recvArr;
     private MemorySegment recvArrSeg;
+    private byte[] recvArr2;
+    private MemorySegment recvArrSeg2;
     private ByteBuffer directBuf;
     private long directBase;
     private boolean closed;
@@ -169,12 +175,15 @@ public final class Socket implements AutoCloseable {
      */
     public boolean send(byte[] data, int off, int len, int flags) {
         Objects.checkFromIndexSize(off, len, data.length);
-        MemorySegment seg = sendArr == data ? sendArrSeg : cacheSendArray(data);
+        MemorySegment seg = sendArr == data ? sendArrSeg
+                : sendArr2 == data ? sendArrSeg2 : cacheSendArray(data);
         if (off != 0) seg = seg.asSlice(off);
         return sendHeap(seg, len, flags);
     }
 
     private MemorySegment cacheSendArray(byte[] data) {
+        sendArr2 = sendArr;
+        sendArrSeg2 = sendArrSeg;
         sendArr = data;
         return sendArrSeg = MemorySegment.ofArray(data);
     }
@@ -328,12 +337,15 @@ public final class Socket implements AutoCloseable {
      */
     public int recv(byte[] buf, int off, int len, int flags) {
         Objects.checkFromIndexSize(off, len, buf.length);
-        MemorySegment seg = recvArr == buf ? recvArrSeg : cacheRecvArray(buf);
+        MemorySegment seg = recvArr == buf ? recvArrSeg
+                : recvArr2 == buf ? recvArrSeg2 : cacheRecvArray(buf);
         if (off != 0) seg = seg.asSlice(off);
         return recvHeap(seg, len, flags);
     }
 
     private MemorySegment cacheRecvArray(byte[] buf) {
+        recvArr2 = recvArr;
+        recvArrSeg2 = recvArrSeg;
         recvArr = buf;
         return recvArrSeg = MemorySegment.ofArray(buf);
     }

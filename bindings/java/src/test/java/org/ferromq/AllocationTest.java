@@ -71,4 +71,26 @@ class AllocationTest {
             assertTrue(bytes < 4.0, "send+recv allocated " + bytes + " B/message");
         }
     }
+
+    @Test
+    void twoFrameMessagesFromTwoReusedArraysAllocateNothing() {
+        // A routing id and a payload, each from its own reused array (seed 004's ROUTER
+        // benchmark): alternating arrays must not cost a new heap segment per frame.
+        try (Context ctx = new Context(); Socket a = ctx.socket(SocketType.PAIR);
+             Socket b = ctx.socket(SocketType.PAIR)) {
+            String ep = TestSupport.inproc("alloc-two-frames");
+            a.bind(ep);
+            b.connect(ep);
+            byte[] id = {'r', '2'};
+            byte[] out = new byte[64];
+            byte[] idIn = new byte[16];
+            byte[] in = new byte[64];
+            double bytes = bestBytesPerCall(4.0, i -> {
+                out[0] = (byte) i;
+                return a.send(id, Zmq.SNDMORE) && a.send(out, 0)
+                        && b.recv(idIn, 0) == 2 && b.recv(in, 0) == 64 && in[0] == (byte) i;
+            });
+            assertTrue(bytes < 4.0, "two-frame send+recv allocated " + bytes + " B/message");
+        }
+    }
 }
