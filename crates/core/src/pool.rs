@@ -20,9 +20,9 @@ use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Free blocks kept per block size.
-const FREE_KEEP: usize = 16;
-/// Largest body given a block of its own (recycled through the free lists, never shared).
+/// Free blocks kept per block size: this many bytes' worth, and at least two.
+const FREE_KEEP_BYTES: usize = 256 * 1024;
+/// Largest body given a block of its own (exactly sized, never shared).
 pub(crate) const SOLO_MAX: usize = 256 * 1024;
 
 /// A free block (no references; contents dead).
@@ -142,14 +142,15 @@ unsafe fn release(b: NonNull<Header>, n: usize) {
         fence(Ordering::Acquire);
         // SAFETY: that was the last reference, so we own the block.
         let size = unsafe { b.as_ref() }.size;
-        let mut list = free_list(size).lock().unwrap_or_else(|e| e.into_inner());
-        if list.len() < FREE_KEEP {
-            list.push(FreeBlock(b));
-        } else {
-            drop(list);
-            // SAFETY: the block came from `alloc(layout(size))` and is unreferenced.
-            unsafe { dealloc(b.as_ptr().cast(), layout(size)) };
+        if size == SMALL_BLOCK || size == LARGE_BLOCK {
+            let mut list = free_list(size).lock().unwrap_or_else(|e| e.into_inner());
+            if list.len() < (FREE_KEEP_BYTES / size).max(2) {
+                list.push(FreeBlock(b));
+                return;
+            }
         }
+        // SAFETY: the block came from `alloc(layout(size))` and is unreferenced.
+        unsafe { dealloc(b.as_ptr().cast(), layout(size)) };
     }
 }
 
@@ -204,12 +205,19 @@ impl PoolRef {
             .ok()
     }
 
-    /// Copies a large body (MAX < len ≤ SOLO_MAX) into a block of its own, recycled
-    /// through the free lists (malloc would trim and re-fault such chunks).
+    /// Copies a large body (MAX < len ≤ SOLO_MAX) into a block of its own, sized to fit
+    /// (not rounded to a power of two: malloc packs such blocks back to back, so a queue
+    /// of 64 KiB bodies costs 64 KiB a body, not 68) and freed to malloc, not pooled.
     pub(crate) fn copy_solo(data: &[u8]) -> PoolRef {
         debug_assert!(data.len() <= SOLO_MAX);
-        let size = (data.len() + DATA_OFF).next_power_of_two().max(SMALL_BLOCK);
-        let b = get_block(size);
+        let size = (data.len() + DATA_OFF)
+            .next_multiple_of(64)
+            .max(SMALL_BLOCK);
+        // SAFETY: non-zero size layout.
+        let p = unsafe { alloc(layout(size)) } as *mut Header;
+        let Some(b) = NonNull::new(p) else {
+            handle_alloc_error(layout(size))
+        };
         // SAFETY: a block of `size` bytes nobody references; the body fits after the
         // header (size >= len + DATA_OFF).
         unsafe {
@@ -315,5 +323,15 @@ mod tests {
             assert_eq!(b.as_slice(), &body[..]);
         }
         t.join().unwrap();
+    }
+
+    #[test]
+    fn a_large_body_gets_a_block_of_its_own_size() {
+        // Not a power of two: a queue of 64 KiB bodies must not cost 17 pages each.
+        let r = PoolRef::copy_solo(&[7u8; 65_536]);
+        // SAFETY: `r` holds a reference, so the block is alive.
+        let size = unsafe { r.block.as_ref() }.size;
+        assert_eq!(size, 65_536 + DATA_OFF);
+        assert_eq!(r.as_slice(), &[7u8; 65_536][..]);
     }
 }
