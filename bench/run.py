@@ -1209,8 +1209,21 @@ def render_svgs(report: dict) -> dict[str, str]:
 # Output
 # ---------------------------------------------------------------------------
 
+def repo_relative(value):
+    """`value` (JSON-like) with every path inside this repository made relative to its
+    root, so that published results do not name the machine they were made on."""
+    if isinstance(value, str):
+        return value.replace(str(REPO_DIR) + "/", "")
+    if isinstance(value, list):
+        return [repo_relative(v) for v in value]
+    if isinstance(value, dict):
+        return {k: repo_relative(v) for k, v in value.items()}
+    return value
+
+
 def write_outputs(report: dict, out_dir: Path, plots: bool = True) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
+    report = repo_relative(report)
     written = []
     p = out_dir / "results.json"
     p.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n")

@@ -11,6 +11,9 @@ import argparse
 import re
 import sys
 from collections import OrderedDict
+from pathlib import Path
+
+REPO_DIR = Path(__file__).resolve().parent.parent
 
 RUN_RE = re.compile(r"^=== (RUN|CONT|PAUSE|NAME)\s+(\S+)")
 RES_RE = re.compile(r"^(\s*)--- (PASS|FAIL|SKIP): (\S+) \(([\d.]+)s\)")
@@ -224,7 +227,8 @@ def main():
         w("```\n")
 
     with open(a.out, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(out) + "\n")
+        # Published reports name files in this repository relative to its root.
+        fh.write("\n".join(out).replace(str(REPO_DIR) + "/", "") + "\n")
     print("report: %s  (%d ferromq-only failures: %d need CURVE, %d PLAIN/ZAP, %d other)" % (
         a.out, len(regress), len(curve), len(security), len(other)))
     if a.strict and (other or pkg_regress):

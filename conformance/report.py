@@ -23,6 +23,9 @@ import json
 import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from pathlib import Path
+
+REPO_DIR = Path(__file__).resolve().parent.parent
 
 STATES = ("passed", "failed", "skipped", "error")
 
@@ -275,6 +278,8 @@ def main() -> int:
         except OSError:
             pass
     text = build(ref, fer, a.title, origins, "libzmq", "ferromq", conf_ref, conf_fer, a.note)
+    # Published reports name files in this repository relative to its root.
+    text = text.replace(str(REPO_DIR) + "/", "")
     with open(a.out_md, "w") as f:
         f.write(text)
     sys.stdout.write(text)

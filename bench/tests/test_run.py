@@ -320,6 +320,18 @@ def test_json_output_keeps_every_raw_run_and_rerenders(tmp_path):
     assert run.render_markdown(data) == (tmp_path / "results.md").read_text()
 
 
+def test_published_results_name_repository_paths_relative_to_its_root(tmp_path):
+    report, _ = synthetic_report()
+    report["libs"][0]["path"] = str(run.REPO_DIR / "dist" / "lib" / "libzmq.so.5")
+    report["config"]["argv"] = [str(run.REPO_DIR / "bench" / "run.py"), "--full"]
+    run.write_outputs(report, tmp_path)
+    text = (tmp_path / "results.json").read_text() + (tmp_path / "results.md").read_text()
+    assert str(run.REPO_DIR) not in text
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["libs"][0]["path"] == "dist/lib/libzmq.so.5"
+    assert data["config"]["argv"] == ["bench/run.py", "--full"]
+
+
 def test_svg_throughput_plot_has_one_series_per_library_and_transport(tmp_path):
     report, plan = synthetic_report()
     svgs = run.render_svgs(report)

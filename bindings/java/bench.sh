@@ -33,6 +33,8 @@ set +e
     -jvmArgsAppend "--enable-native-access=ALL-UNNAMED -Dbench.lib.ferromq=$FERRO -Dbench.lib.libzmq=$LIBZMQ" \
     -rf json -rff "$JSON" "${JMH_FILTER:-org.ferromq.bench.*RouterBenchmark}" 2>&1 | tee "$OUT/jmh-$STAMP.log"
 set -e
+# Results may be published: paths inside the repository relative to its root.
+[ -f "$JSON" ] && sed -i "s|$ROOT/||g" "$JSON"
 
 python3 - "$JSON" "$OUT/summary-$STAMP.md" "$FERRO" "$LIBZMQ" "${SIZES:-64,1500,65536}" "${HWMS:-default,0}" <<'PY'
 import json, os, sys
