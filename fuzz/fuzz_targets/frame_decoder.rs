@@ -20,17 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let chunker = Chunker::from_input(&mut input);
     let stream = input.rest();
 
-    let peer_type = compatible_peer(ours);
-    let mut e = Checked::new(config(ours, MechanismConfig::Null, max));
-    let mut hello = greeting("NULL", false, 3, minor);
-    hello.extend(command(
-        b"READY",
-        &metadata(&[(b"Socket-Type", peer_type.name().as_bytes())]),
-    ));
-    e.give(&hello, false);
-    let events = e.drain(&mut no_zap);
-    assert!(matches!(events.as_slice(), [Event::Ready(_)]), "{events:?}");
-    assert_eq!(e.ready.as_ref().unwrap().minor_version, minor);
+    let mut e = Checked::null_ready(ours, minor, max, false);
 
     let events = e.feed_chunked(stream, &chunker, &mut no_zap);
     let Reference {
@@ -46,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .filter(|ev| matches!(ev, Event::Ping { .. }))
         .count();
-    let mut peer = Checked::new(config(peer_type, MechanismConfig::Null, None));
+    let mut peer = Checked::new(config(compatible_peer(ours), MechanismConfig::Null, None));
     let out = e.take_output();
     peer.give(&out, true);
     let seen = peer.drain(&mut no_zap);

@@ -329,16 +329,7 @@ fuzz_target!(|data: &[u8]| {
     let stream = build_stream(&mut input);
     let expected = reference(&stream, max);
 
-    let peer_type = compatible_peer(ours);
-    let mut e = Checked::new(config(ours, MechanismConfig::Null, max));
-    let mut hello = greeting("NULL", false, 3, minor);
-    hello.extend(command(
-        b"READY",
-        &metadata(&[(b"Socket-Type", peer_type.name().as_bytes())]),
-    ));
-    e.give(&hello, true);
-    let events = e.drain(&mut no_zap);
-    assert!(matches!(events.as_slice(), [Event::Ready(_)]), "{events:?}");
+    let e = Checked::null_ready(ours, minor, max, true);
 
     let mut d = Driver {
         e,
@@ -399,7 +390,7 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .filter(|ev| matches!(ev, Event::Ping { .. }))
         .count();
-    let mut peer = Checked::new(config(peer_type, MechanismConfig::Null, None));
+    let mut peer = Checked::new(config(compatible_peer(ours), MechanismConfig::Null, None));
     let out = e.take_output();
     peer.give(&out, true);
     let seen = peer.drain(&mut no_zap);

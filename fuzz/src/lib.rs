@@ -463,6 +463,23 @@ impl Checked {
         }
     }
 
+    /// An engine of type `ours` that has completed a NULL handshake with a compatible
+    /// ZMTP 3.`minor` peer (greeting and READY given through `input_buffer` if
+    /// `through_buffer`, else `feed`), its Ready event checked.
+    pub fn null_ready(ours: SocketType, minor: u8, max: Option<u64>, through_buffer: bool) -> Self {
+        let mut e = Checked::new(config(ours, MechanismConfig::Null, max));
+        let mut hello = greeting("NULL", false, 3, minor);
+        hello.extend(command(
+            b"READY",
+            &metadata(&[(b"Socket-Type", compatible_peer(ours).name().as_bytes())]),
+        ));
+        e.give(&hello, through_buffer);
+        let events = e.drain(&mut no_zap);
+        assert!(matches!(events.as_slice(), [Event::Ready(_)]), "{events:?}");
+        assert_eq!(e.ready.as_ref().unwrap().minor_version, minor);
+        e
+    }
+
     /// Whether the engine has failed or the peer closed.
     pub fn is_dead(&self) -> bool {
         self.failed.is_some() || self.peer_closed

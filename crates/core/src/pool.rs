@@ -31,30 +31,35 @@ struct FreeBlock(NonNull<Header>);
 // SAFETY: a free block is plain memory owned by whoever holds the FreeBlock.
 unsafe impl Send for FreeBlock {}
 
-/// Free blocks by size: 8 KiB, 16 KiB, ... 512 KiB (block sizes are powers of two).
-static FREE: [Mutex<Vec<FreeBlock>>; 7] = [const { Mutex::new(Vec::new()) }; 7];
+/// Free shared blocks: 8 KiB (the small class) and 64 KiB (the large class).
+static FREE: [Mutex<Vec<FreeBlock>>; 2] = [const { Mutex::new(Vec::new()) }; 2];
 
-fn free_list(size: usize) -> &'static Mutex<Vec<FreeBlock>> {
-    debug_assert!(size.is_power_of_two() && size >= SMALL_BLOCK);
-    &FREE[(size.trailing_zeros() - SMALL_BLOCK.trailing_zeros()) as usize]
+/// The free list for blocks of `size` bytes; None for sizes that are not pooled (a large
+/// body's own block goes back to malloc).
+fn free_list(size: usize) -> Option<&'static Mutex<Vec<FreeBlock>>> {
+    match size {
+        SMALL_BLOCK => Some(&FREE[0]),
+        LARGE_BLOCK => Some(&FREE[1]),
+        _ => None,
+    }
 }
 
 /// A block of `size` bytes: a recycled one or a new one. Its header must be written.
 fn get_block(size: usize) -> NonNull<Header> {
-    let reused = free_list(size)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .pop();
+    let reused = free_list(size).and_then(|l| l.lock().unwrap_or_else(|e| e.into_inner()).pop());
     match reused {
         Some(FreeBlock(b)) => b,
-        None => {
-            // SAFETY: non-zero size layout.
-            let p = unsafe { alloc(layout(size)) } as *mut Header;
-            match NonNull::new(p) {
-                Some(b) => b,
-                None => handle_alloc_error(layout(size)),
-            }
-        }
+        None => new_block(size),
+    }
+}
+
+/// A new block of `size` bytes from the allocator. Its header must be written.
+fn new_block(size: usize) -> NonNull<Header> {
+    // SAFETY: non-zero size layout.
+    let p = unsafe { alloc(layout(size)) } as *mut Header;
+    match NonNull::new(p) {
+        Some(b) => b,
+        None => handle_alloc_error(layout(size)),
     }
 }
 
@@ -142,8 +147,8 @@ unsafe fn release(b: NonNull<Header>, n: usize) {
         fence(Ordering::Acquire);
         // SAFETY: that was the last reference, so we own the block.
         let size = unsafe { b.as_ref() }.size;
-        if size == SMALL_BLOCK || size == LARGE_BLOCK {
-            let mut list = free_list(size).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = free_list(size) {
+            let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
             if list.len() < (FREE_KEEP_BYTES / size).max(2) {
                 list.push(FreeBlock(b));
                 return;
@@ -213,11 +218,7 @@ impl PoolRef {
         let size = (data.len() + DATA_OFF)
             .next_multiple_of(64)
             .max(SMALL_BLOCK);
-        // SAFETY: non-zero size layout.
-        let p = unsafe { alloc(layout(size)) } as *mut Header;
-        let Some(b) = NonNull::new(p) else {
-            handle_alloc_error(layout(size))
-        };
+        let b = new_block(size);
         // SAFETY: a block of `size` bytes nobody references; the body fits after the
         // header (size >= len + DATA_OFF).
         unsafe {

@@ -70,9 +70,7 @@ impl ConnHandle {
     pub(crate) fn output_ready(&self) {
         let since = now_ns().saturating_sub(self.last_inline_ns.load(Ordering::Relaxed));
         if since >= STREAMING_GAP_NS {
-            if let Ok(mut conn) = self.conn.try_lock() {
-                let done = conn.flush_inline();
-                drop(conn);
+            if let Some(done) = self.try_flush() {
                 self.last_inline_ns.store(now_ns(), Ordering::Relaxed);
                 if done {
                     return;
@@ -82,16 +80,18 @@ impl ConnHandle {
         self.schedule();
     }
 
+    /// Writes what is queued from this thread, unless another thread holds the
+    /// connection (None). Some(true) when nothing is left for the I/O thread to do.
+    fn try_flush(&self) -> Option<bool> {
+        Some(self.conn.try_lock().ok()?.flush_inline())
+    }
+
     /// A large message was queued while the connection was already writing: write from
     /// this thread as well if the connection is free right now (the I/O thread is busy
     /// elsewhere, e.g. reading); otherwise it is the I/O thread's.
     pub(crate) fn write_along(&self) {
-        if let Ok(mut conn) = self.conn.try_lock() {
-            let done = conn.flush_inline();
-            drop(conn);
-            if !done {
-                self.schedule();
-            }
+        if self.try_flush() == Some(false) {
+            self.schedule();
         }
     }
 
