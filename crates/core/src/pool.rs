@@ -20,9 +20,9 @@ use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Free blocks kept per block size: this many bytes' worth, and at least two.
-const FREE_KEEP_BYTES: usize = 256 * 1024;
-/// Largest body given a block of its own (exactly sized, never shared).
+/// Free blocks kept per block size.
+const FREE_KEEP: usize = 16;
+/// Largest body given a block of its own (recycled through the free lists, never shared).
 pub(crate) const SOLO_MAX: usize = 256 * 1024;
 
 /// A free block (no references; contents dead).
@@ -31,35 +31,30 @@ struct FreeBlock(NonNull<Header>);
 // SAFETY: a free block is plain memory owned by whoever holds the FreeBlock.
 unsafe impl Send for FreeBlock {}
 
-/// Free shared blocks: 8 KiB (the small class) and 64 KiB (the large class).
-static FREE: [Mutex<Vec<FreeBlock>>; 2] = [const { Mutex::new(Vec::new()) }; 2];
+/// Free blocks by size: 8 KiB, 16 KiB, ... 512 KiB (block sizes are powers of two).
+static FREE: [Mutex<Vec<FreeBlock>>; 7] = [const { Mutex::new(Vec::new()) }; 7];
 
-/// The free list for blocks of `size` bytes; None for sizes that are not pooled (a large
-/// body's own block goes back to malloc).
-fn free_list(size: usize) -> Option<&'static Mutex<Vec<FreeBlock>>> {
-    match size {
-        SMALL_BLOCK => Some(&FREE[0]),
-        LARGE_BLOCK => Some(&FREE[1]),
-        _ => None,
-    }
+fn free_list(size: usize) -> &'static Mutex<Vec<FreeBlock>> {
+    debug_assert!(size.is_power_of_two() && size >= SMALL_BLOCK);
+    &FREE[(size.trailing_zeros() - SMALL_BLOCK.trailing_zeros()) as usize]
 }
 
 /// A block of `size` bytes: a recycled one or a new one. Its header must be written.
 fn get_block(size: usize) -> NonNull<Header> {
-    let reused = free_list(size).and_then(|l| l.lock().unwrap_or_else(|e| e.into_inner()).pop());
+    let reused = free_list(size)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .pop();
     match reused {
         Some(FreeBlock(b)) => b,
-        None => new_block(size),
-    }
-}
-
-/// A new block of `size` bytes from the allocator. Its header must be written.
-fn new_block(size: usize) -> NonNull<Header> {
-    // SAFETY: non-zero size layout.
-    let p = unsafe { alloc(layout(size)) } as *mut Header;
-    match NonNull::new(p) {
-        Some(b) => b,
-        None => handle_alloc_error(layout(size)),
+        None => {
+            // SAFETY: non-zero size layout.
+            let p = unsafe { alloc(layout(size)) } as *mut Header;
+            match NonNull::new(p) {
+                Some(b) => b,
+                None => handle_alloc_error(layout(size)),
+            }
+        }
     }
 }
 
@@ -147,15 +142,14 @@ unsafe fn release(b: NonNull<Header>, n: usize) {
         fence(Ordering::Acquire);
         // SAFETY: that was the last reference, so we own the block.
         let size = unsafe { b.as_ref() }.size;
-        if let Some(list) = free_list(size) {
-            let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
-            if list.len() < (FREE_KEEP_BYTES / size).max(2) {
-                list.push(FreeBlock(b));
-                return;
-            }
+        let mut list = free_list(size).lock().unwrap_or_else(|e| e.into_inner());
+        if list.len() < FREE_KEEP {
+            list.push(FreeBlock(b));
+        } else {
+            drop(list);
+            // SAFETY: the block came from `alloc(layout(size))` and is unreferenced.
+            unsafe { dealloc(b.as_ptr().cast(), layout(size)) };
         }
-        // SAFETY: the block came from `alloc(layout(size))` and is unreferenced.
-        unsafe { dealloc(b.as_ptr().cast(), layout(size)) };
     }
 }
 
@@ -210,15 +204,12 @@ impl PoolRef {
             .ok()
     }
 
-    /// Copies a large body (MAX < len ≤ SOLO_MAX) into a block of its own, sized to fit
-    /// (not rounded to a power of two: malloc packs such blocks back to back, so a queue
-    /// of 64 KiB bodies costs 64 KiB a body, not 68) and freed to malloc, not pooled.
+    /// Copies a large body (MAX < len ≤ SOLO_MAX) into a block of its own, recycled
+    /// through the free lists (malloc would trim and re-fault such chunks).
     pub(crate) fn copy_solo(data: &[u8]) -> PoolRef {
         debug_assert!(data.len() <= SOLO_MAX);
-        let size = (data.len() + DATA_OFF)
-            .next_multiple_of(64)
-            .max(SMALL_BLOCK);
-        let b = new_block(size);
+        let size = (data.len() + DATA_OFF).next_power_of_two().max(SMALL_BLOCK);
+        let b = get_block(size);
         // SAFETY: a block of `size` bytes nobody references; the body fits after the
         // header (size >= len + DATA_OFF).
         unsafe {
@@ -324,15 +315,5 @@ mod tests {
             assert_eq!(b.as_slice(), &body[..]);
         }
         t.join().unwrap();
-    }
-
-    #[test]
-    fn a_large_body_gets_a_block_of_its_own_size() {
-        // Not a power of two: a queue of 64 KiB bodies must not cost 17 pages each.
-        let r = PoolRef::copy_solo(&[7u8; 65_536]);
-        // SAFETY: `r` holds a reference, so the block is alive.
-        let size = unsafe { r.block.as_ref() }.size;
-        assert_eq!(size, 65_536 + DATA_OFF);
-        assert_eq!(r.as_slice(), &[7u8; 65_536][..]);
     }
 }
