@@ -56,6 +56,10 @@ export interface SocketOptions {
   sendTimeout?: number
   /** ms; -1 waits forever (default), 0 rejects with EAGAIN when nothing is available now */
   receiveTimeout?: number
+  /** µs a receive()/for-await/receiveMany() that finds nothing keeps trying before it waits
+   *  on the event loop (blocking it meanwhile); adaptive, backs off when spins fail.
+   *  Default: FERROMQ_SPIN_US, else 50. 0 never spins. Not a libzmq option. */
+  receiveSpin?: number
   tcpKeepalive?: number
   tcpKeepaliveCount?: number
   tcpKeepaliveIdle?: number
@@ -110,6 +114,7 @@ export class Socket {
   multicastHops: number
   sendTimeout: number
   receiveTimeout: number
+  receiveSpin: number
   tcpKeepalive: number
   tcpKeepaliveCount: number
   tcpKeepaliveIdle: number

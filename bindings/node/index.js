@@ -11,6 +11,10 @@
 //    is re-read after every batch and draining continues until it reports no readiness.
 //  * batch API: sendMany(msgs) queues as many as fit in one native call; on('messages')
 //    delivers each drained batch in one callback; receiveMany(max) resolves with a batch.
+//  * receive spin: a receive()/next()/receiveMany() that finds nothing keeps trying in the
+//    native call for up to `receiveSpin` µs before it waits on the event loop (SpinPolicy
+//    below), as libzmq's blocking zmq_recv does in ferromq: a reply due within a few µs is
+//    taken without a poll wake-up, which costs 20-30 µs on a virtual machine.
 
 const path = require('path')
 const native = require(process.env.FERROMQ_NODE_ADDON ||
@@ -25,6 +29,12 @@ const LISTENER_BATCH = 4096     // messages per native receive for on('messages'
 const BYTE_BUDGET = 1 << 20     // bytes copied per native receive (big frames not counted)
 const SERVICE_BUDGET = 65536    // messages per wake before yielding to the event loop
 const RESOLVED = Promise.resolve()
+// receiveSpin default, µs: FERROMQ_SPIN_US as for the core library's blocking waits, else 50.
+const SPIN_US = (() => {
+  const n = Number.parseInt(process.env.FERROMQ_SPIN_US, 10)
+  return Number.isInteger(n) && n >= 0 ? n : 50
+})()
+const MAX_BACKOFF = 10          // after repeated failed spins, one probe per 2^10 waits
 
 function zmqError(code, message, extra) {
   const e = new Error(message)
@@ -36,6 +46,41 @@ const closedError = () => zmqError('EBADF', 'Socket is closed')
 const eagainError = (what) => zmqError('EAGAIN', what + ' timed out')
 
 let drained = false   // set by unpack(): did the last native receive end on EAGAIN?
+
+/** When a receive spins before waiting: the core library's adaptive policy
+ *  (crates/core/src/signal.rs), so that an idle peer costs almost no CPU.
+ *  - A spin that caught a message keeps the full budget: the peer answers within it.
+ *  - A failed full spin stops spinning; the next probe comes after 1, 3, 7 ... 1023 waits
+ *    that ended soon after they began (a spin holds the CPU the peer may need).
+ *  - With spinning off, a wait that ended within twice the budget makes the next receive
+ *    spin again (unless backing off); a longer wait (idle peer) leaves it off. */
+class SpinPolicy {
+  constructor(maxUs) { this.setMax(maxUs) }
+  setMax(maxUs) {
+    this.maxNs = Math.min(Math.max(0, Math.floor(maxUs * 1000)), 0xffffffff)
+    this.budgetNs = this.maxNs
+    this.backoff = 0
+    this.skip = 0
+  }
+  caught() { this.budgetNs = this.maxNs; this.backoff = 0; this.skip = 0 }
+  /** The spin of budgetNs (possibly 0) found nothing; the wait then lasted waitedNs
+   *  (undefined: not known yet, only the failed spin is recorded). */
+  failed(waitedNs) {
+    if (this.maxNs === 0) return
+    if (this.budgetNs >= this.maxNs) {
+      this.backoff = Math.min(this.backoff + 1, MAX_BACKOFF)
+      this.skip = (1 << this.backoff) - 1
+      this.budgetNs = 0
+    } else if (waitedNs === undefined) {
+      // recorded when the wait ends
+    } else if (waitedNs < 2 * this.maxNs) {
+      if (this.skip === 0) this.budgetNs = this.maxNs
+      else this.skip--
+    } else {
+      this.budgetNs = 0
+    }
+  }
+}
 
 // Turns one native receive result into an array of messages (arrays of Buffers).
 function unpack(res, out) {
@@ -116,6 +161,8 @@ class Socket extends NativeSocket {
     this._scheduled = false
     this._sndTimeo = -1
     this._rcvTimeo = -1
+    this._spin = new SpinPolicy(SPIN_US)
+    this._waitStart = -1     // performance.now() when an unspun receive began to wait
     this._serviceCb = () => { this._scheduled = false; this._service() }
     if (options) {
       for (const k of Object.keys(options)) if (k !== 'context') this[k] = options[k]
@@ -208,7 +255,7 @@ class Socket extends NativeSocket {
     if (this._rqHead < this._rq.length) return Promise.resolve(this._take())
     if (this._closed) return Promise.reject(closedError())
     if (this._waiters.length === 0) {
-      try { if (this._fill(RECV_BATCH)) return Promise.resolve(this._take()) } catch (e) { return Promise.reject(e) }
+      try { if (this._fillOrSpin(RECV_BATCH)) return Promise.resolve(this._take()) } catch (e) { return Promise.reject(e) }
     }
     if (this._rcvTimeo === 0) return Promise.reject(eagainError('Receiving message'))
     return new Promise((resolve, reject) => this._addWaiter(0, 1, resolve, reject))
@@ -219,7 +266,7 @@ class Socket extends NativeSocket {
     if (this._rqHead < this._rq.length) return Promise.resolve(this._takeMany(max))
     if (this._closed) return Promise.reject(closedError())
     if (this._waiters.length === 0) {
-      try { if (this._fill(max)) return Promise.resolve(this._takeMany(max)) } catch (e) { return Promise.reject(e) }
+      try { if (this._fillOrSpin(max)) return Promise.resolve(this._takeMany(max)) } catch (e) { return Promise.reject(e) }
     }
     if (this._rcvTimeo === 0) return Promise.reject(eagainError('Receiving message'))
     return new Promise((resolve, reject) => this._addWaiter(2, max, resolve, reject))
@@ -232,7 +279,7 @@ class Socket extends NativeSocket {
         if (this._closed) return Promise.resolve({ value: undefined, done: true })
         if (this._waiters.length === 0) {
           try {
-            if (this._fill(RECV_BATCH)) return Promise.resolve({ value: this._take(), done: false })
+            if (this._fillOrSpin(RECV_BATCH)) return Promise.resolve({ value: this._take(), done: false })
           } catch (e) { return Promise.reject(e) }
         }
         return new Promise((resolve, reject) => this._addWaiter(1, 1, resolve, reject))
@@ -306,10 +353,25 @@ class Socket extends NativeSocket {
   }
 
   // One native receive into the JS queue; returns the number of messages received.
-  _fill(max) {
-    const r = this._recv(max, BYTE_BUDGET)
+  _fill(max, spinNs = 0) {
+    const r = this._recv(max, BYTE_BUDGET, spinNs)
     if (r === undefined) { drained = true; return 0 }
     return unpack(r, this._rq)
+  }
+
+  // The receive of a caller about to wait (no waiter queued yet): spins per the policy
+  // when a wait would follow (not with receiveTimeout 0, which fails at once instead).
+  _fillOrSpin(max) {
+    if (this._listeners !== null) return this._fill(max)
+    const spin = this._spin
+    const budget = this._rcvTimeo === 0 ? 0 : spin.budgetNs
+    const n = this._fill(max, budget)
+    if (budget !== 0) {
+      if (n !== 0) spin.caught()
+      else spin.failed(undefined)
+    }
+    if (n === 0 && spin.maxNs !== 0 && budget < spin.maxNs && this._rcvTimeo !== 0) this._waitStart = performance.now()
+    return n
   }
 
   _addWaiter(kind, max, resolve, reject) {
@@ -457,6 +519,10 @@ class Socket extends NativeSocket {
 
   _deliver() {
     const ws = this._waiters
+    if (this._waitStart >= 0 && ws.length !== 0 && this._rqHead < this._rq.length) {
+      this._spin.failed((performance.now() - this._waitStart) * 1e6)
+      this._waitStart = -1
+    }
     while (ws.length !== 0 && this._rqHead < this._rq.length) {
       const w = ws.shift()
       if (w.timer) clearTimeout(w.timer)
@@ -529,6 +595,14 @@ Object.defineProperty(Socket.prototype, 'securityMechanism', {
 Object.defineProperty(Socket.prototype, 'sendTimeout', {
   get() { return this._sndTimeo },
   set(v) { this._setInt(28, v); this._sndTimeo = v },
+  enumerable: true,
+})
+Object.defineProperty(Socket.prototype, 'receiveSpin', {
+  get() { return this._spin.maxNs / 1000 },
+  set(v) {
+    if (typeof v !== 'number' || !(v >= 0)) throw new TypeError('receiveSpin: microseconds >= 0')
+    this._spin.setMax(v)
+  },
   enumerable: true,
 })
 Object.defineProperty(Socket.prototype, 'receiveTimeout', {
@@ -605,6 +679,7 @@ module.exports = {
   capability: Object.fromEntries(['ipc', 'pgm', 'tipc', 'norm', 'curve', 'gssapi', 'draft']
     .map((c) => [c, native.has(c)])),
   curveKeyPair: native.curveKeyPair,
+  _SpinPolicy: SpinPolicy,   // internal, exported for its unit test
   SocketType: { Pair: 0, Publisher: 1, Subscriber: 2, Request: 3, Reply: 4, Dealer: 5,
     Router: 6, Pull: 7, Push: 8, XPublisher: 9, XSubscriber: 10, Stream: 11 },
 }

@@ -21,9 +21,11 @@
 #include <uv.h>
 #include <zmq.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BIG_FRAME 2048           /* frames above this are delivered as their own Buffer */
 #define BIG_FLAG 0x80000000u
@@ -808,10 +810,52 @@ static int grow(inst_t *I, size_t frames_needed, size_t meta_needed)
     return 0;
 }
 
-/* _recv(maxMessages, byteBudget) -> undefined (nothing available) | ArrayBuffer | Array
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* While spinning, give the core away this often: on a host with more busy threads than
+ * cores the peer we wait for may need this one (the core library does the same). */
+#define SPIN_YIELD_NS 5000u
+
+/* ferromq's libzmq.so.5 exports this extension (zmq_msg_recv waiting at most timeout_us);
+ * weak, so it is NULL on another libzmq. */
+extern int ferromq_msg_recv_within(zmq_msg_t *msg, void *socket, int flags, int timeout_us)
+    __attribute__((weak));
+
+/* The first frame of a receive: ZMQ_DONTWAIT, or when spin_ns > 0 a wait of up to spin_ns
+ * for it. On ferromq the library does the wait (it spins, then sleeps on the connections,
+ * which it takes off its I/O thread meanwhile, as in a blocking zmq_recv); elsewhere
+ * ZMQ_DONTWAIT is retried until spin_ns have passed. Returns zmq_msg_recv's result. */
+static int recv_first(void *z, zmq_msg_t *m, uint32_t spin_ns)
+{
+    if (spin_ns != 0 && ferromq_msg_recv_within)
+        return ferromq_msg_recv_within(m, z, 0, (int)((spin_ns + 999u) / 1000u));
+    int rc = zmq_msg_recv(m, z, ZMQ_DONTWAIT);
+    if (rc >= 0 || spin_ns == 0 || zmq_errno() != EAGAIN) return rc;
+    uint64_t start = mono_ns(), next_yield = SPIN_YIELD_NS;
+    for (;;) {
+        rc = zmq_msg_recv(m, z, ZMQ_DONTWAIT);
+        if (rc >= 0 || zmq_errno() != EAGAIN) return rc;
+        uint64_t spun = mono_ns() - start;
+        if (spun >= spin_ns) return rc;
+        if (spun >= next_yield) {
+            sched_yield();
+            next_yield = spun + SPIN_YIELD_NS;
+        }
+    }
+}
+
+/* _recv(maxMessages, byteBudget, spinNs) -> undefined (nothing available) | ArrayBuffer | Array
  *
  * Receives up to maxMessages whole messages without blocking, stopping early once the
- * copied payload exceeds byteBudget. Packed result (an ArrayBuffer `ab`):
+ * copied payload exceeds byteBudget. When nothing is there, it keeps trying for up to
+ * spinNs nanoseconds (default 0) before returning undefined: a caller about to wait on the
+ * event loop trades that much CPU for a reply that comes sooner than a poll wake-up.
+ * Packed result (an ArrayBuffer `ab`):
  *   u32[0] = number of meta words W; u32[1] = messages M; u32[2] = 1 when the receive
  *   stopped on EAGAIN (socket drained), 0 when on a limit; then per message: nframes,
  *   then per frame its length (BIG_FLAG set: the frame is a separate Buffer);
@@ -819,14 +863,15 @@ static int grow(inst_t *I, size_t frames_needed, size_t meta_needed)
  * When big frames exist the result is [ab, big1, big2, ...]. */
 static napi_value sock_recv(napi_env env, napi_callback_info info)
 {
-    size_t argc = 2;
-    napi_value argv[2];
+    size_t argc = 3;
+    napi_value argv[3];
     sock_t *s = this_sock(env, info, &argc, argv, NULL, 1);
     if (!s) return NULL;
     inst_t *I = s->inst;
-    uint32_t max = 1024, budget = 1 << 20;
+    uint32_t max = 1024, budget = 1 << 20, spin_ns = 0;
     if (argc > 0) napi_get_value_uint32(env, argv[0], &max);
     if (argc > 1) napi_get_value_uint32(env, argv[1], &budget);
+    if (argc > 2) napi_get_value_uint32(env, argv[2], &spin_ns);
     if (max == 0) max = 1;
     size_t nf = 0, nm = 0, mw = 3, small = 0, nbig = 0;
     int err = 0, drained = 0;
@@ -838,7 +883,7 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
         }
         zmq_msg_t *m = &I->frames[nf];
         zmq_msg_init(m);
-        if (zmq_msg_recv(m, s->z, ZMQ_DONTWAIT) < 0) {
+        if (recv_first(s->z, m, nm == 0 ? spin_ns : 0) < 0) {
             int e = zmq_errno();
             zmq_msg_close(m);
             if (e != EAGAIN) err = e;

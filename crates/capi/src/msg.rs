@@ -219,12 +219,25 @@ pub(crate) unsafe fn msg_send(msg: *mut zmq_msg_t, socket: *mut c_void, flags: c
 /// # Safety
 /// As `msg_send`.
 pub(crate) unsafe fn msg_recv(msg: *mut zmq_msg_t, socket: *mut c_void, flags: c_int) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { recv_into(msg, socket, |sock| sock.recv_msg(flags)) }
+}
+
+/// Stores what `recv` takes from the socket in `msg`; returns its size.
+///
+/// # Safety
+/// As `msg_send`.
+unsafe fn recv_into(
+    msg: *mut zmq_msg_t,
+    socket: *mut c_void,
+    recv: impl FnOnce(&ferromq::Socket) -> ferromq::Result<Msg>,
+) -> c_int {
     ffi(-1, || {
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
         // SAFETY: forwarded caller contract.
         let slot = unsafe { msg_mut(msg)? };
-        let m = sock.recv_msg(flags)?;
+        let m = recv(sock)?;
         let size = m.len();
         *slot = m;
         Ok(size_result(size))
@@ -257,6 +270,29 @@ pub unsafe extern "C" fn zmq_msg_recv(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { msg_recv(msg, socket, flags) }
+}
+
+/// ferromq extension (not in libzmq, not declared in zmq.h): `zmq_msg_recv` that waits at
+/// most `timeout_us` microseconds instead of `ZMQ_RCVTIMEO` (0 = do not wait), then fails
+/// with EAGAIN; a negative timeout gives EINVAL. For bindings that wait on `ZMQ_FD` from an
+/// event loop: a short wait here takes a reply due within microseconds without a poll
+/// wake-up. Find it with `dlsym`; libzmq does not have it.
+///
+/// # Safety
+/// As `msg_send`.
+#[no_mangle]
+pub unsafe extern "C" fn ferromq_msg_recv_within(
+    msg: *mut zmq_msg_t,
+    socket: *mut c_void,
+    flags: c_int,
+    timeout_us: c_int,
+) -> c_int {
+    if timeout_us < 0 {
+        return ffi(-1, || fail(libc::EINVAL));
+    }
+    let wait = std::time::Duration::from_micros(timeout_us as u64);
+    // SAFETY: forwarded caller contract.
+    unsafe { recv_into(msg, socket, |sock| sock.recv_msg_within(flags, wait)) }
 }
 
 /// Old argument order of `zmq_msg_send`.

@@ -291,6 +291,19 @@ impl Socket {
     /// When nothing is queued, the calling thread reads the socket's tcp/ipc connections
     /// itself (`io::assist`) before it gives up or sleeps, and again while it spins.
     pub fn recv_msg(&self, flags: i32) -> Result<Msg> {
+        self.recv_msg_until(flags, None)
+    }
+
+    /// Receives one frame as `recv_msg` does, but waits at most `wait` instead of RCVTIMEO
+    /// (`Again` after that). For callers with an event loop of their own: a short wait here
+    /// (spinning, then sleeping on the connections it reads itself) catches a reply that is
+    /// due within microseconds without a wake-up through the socket's `ZMQ_FD`.
+    pub fn recv_msg_within(&self, flags: i32, wait: Duration) -> Result<Msg> {
+        self.recv_msg_until(flags, Some(Instant::now() + wait))
+    }
+
+    /// `recv_msg` with an optional deadline that replaces RCVTIMEO.
+    fn recv_msg_until(&self, flags: i32, until: Option<Instant>) -> Result<Msg> {
         let sig = &self.inner.signal;
         let mut deadline: Option<Option<Instant>> = None;
         let mut sources = Vec::new();
@@ -327,15 +340,21 @@ impl Socket {
                     continue;
                 }
             }
-            if flags & DONTWAIT != 0 || timeout == 0 {
+            if flags & DONTWAIT != 0 || (until.is_none() && timeout == 0) {
                 sig.arm(seen);
                 break Err(Error::Again);
             }
-            let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
+            let d = *deadline.get_or_insert_with(|| until.or_else(|| Self::deadline(timeout)));
             let io = served.get_or_insert_with(|| Served::claim(&sources));
             match sig.block(seen, d, io) {
                 Wait::Changed => {}
-                Wait::TimedOut => break Err(Error::Again),
+                Wait::TimedOut => {
+                    if until.is_some() {
+                        // The caller waits on ZMQ_FD next: a message from now on signals it.
+                        sig.arm(seen);
+                    }
+                    break Err(Error::Again);
+                }
                 Wait::Interrupted => break Err(Error::Interrupted),
             }
         };
