@@ -4,7 +4,9 @@
 # (seeded from fuzz/seeds/<t>), crashes land in fuzz/artifacts/<t>, logs in
 # fuzz/logs/<t>.log (one process, i.e. one job, no -jobs: that would move the
 # log to fuzz-N.log); a summary line per target (executions, exec/s, cov, ft,
-# corpus size, crashes, duration) is appended to fuzz/logs/summary.tsv.
+# corpus size, crashes, duration, CPU seconds) is appended to fuzz/logs/summary.tsv.
+# Never pause a running fuzzer (SIGSTOP): libFuzzer times units by the clock, so the
+# pause is reported as a timeout with a test case that does not reproduce.
 set -u
 cd "$(dirname "$0")"
 secs="${1:?usage: long.sh SECONDS [target...]}"
@@ -18,7 +20,7 @@ for t in "${targets[@]}"; do
     seeds=()
     [ -d "seeds/$t" ] && seeds=("seeds/$t")
     t0=$(date +%s)
-    cargo +nightly fuzz run "$t" "corpus/$t" "${seeds[@]}" -- \
+    /usr/bin/time -f '%U %S' -o "logs/$t.cpu" cargo +nightly fuzz run "$t" "corpus/$t" "${seeds[@]}" -- \
         -max_total_time="$secs" -max_len=4096 -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 >"logs/$t.log" 2>&1
     rc=$?
@@ -30,7 +32,8 @@ for t in "${targets[@]}"; do
     ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')
     corpus=$(find "corpus/$t" -type f | wc -l)
     crashes=$(find "artifacts/$t" -type f | wc -l)
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$secs" \
-        "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "$corpus" "$crashes" "${dur}s rc=$rc" \
+    cpu=$(awk 'END { printf "%d", $1 + $2 }' "logs/$t.cpu" 2>/dev/null)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$secs" \
+        "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "$corpus" "$crashes" "${dur}s rc=$rc" "cpu=${cpu:-?}s" \
         | tee -a logs/summary.tsv
 done

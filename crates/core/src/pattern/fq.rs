@@ -14,6 +14,16 @@ pub(crate) struct FairQueue {
 }
 
 impl FairQueue {
+    /// Moves to the next pipe, round-robin (a compare, not `%`: a division per message
+    /// is measurable at 64 B).
+    #[inline]
+    fn advance(&mut self) {
+        self.current += 1;
+        if self.current >= self.pipes.len() {
+            self.current = 0;
+        }
+    }
+
     pub(crate) fn attach(&mut self, pipe: Arc<Pipe>) {
         self.pipes.push(pipe);
     }
@@ -50,7 +60,7 @@ impl FairQueue {
             if let Some(m) = p.inq.pop() {
                 self.more = m.more();
                 if !self.more {
-                    self.current = (self.current + 1) % self.pipes.len();
+                    self.advance();
                 }
                 return Some((m, id));
             }
@@ -69,7 +79,7 @@ impl FairQueue {
                 let id = p.id;
                 self.more = m.more();
                 if !self.more {
-                    self.current = (self.current + 1) % self.pipes.len();
+                    self.advance();
                 }
                 return Some((m, id));
             }
@@ -78,7 +88,7 @@ impl FairQueue {
                 self.remove(id);
                 continue;
             }
-            self.current = (self.current + 1) % self.pipes.len();
+            self.advance();
             i += 1;
         }
         None
