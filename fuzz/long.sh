@@ -7,8 +7,14 @@
 # corpus size, crashes, duration, CPU seconds) is appended to fuzz/logs/summary.tsv.
 # Never pause a running fuzzer (SIGSTOP): libFuzzer times units by the clock, so the
 # pause is reported as a timeout with a test case that does not reproduce.
+# Background use: `setsid nice -n 19 ./long.sh ...` with FUZZ_BACKGROUND=1. With the
+# kernel's autogroups, nice alone ranks a process only within its session, so the script
+# also lowers its own session's group (then builds and benchmarks elsewhere come first).
 set -u
 cd "$(dirname "$0")"
+if [ -n "${FUZZ_BACKGROUND:-}" ] && [ -w /proc/self/autogroup ]; then
+    echo 19 >/proc/self/autogroup
+fi
 secs="${1:?usage: long.sh SECONDS [target...]}"
 shift
 targets=("$@")

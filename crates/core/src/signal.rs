@@ -146,8 +146,8 @@ pub(crate) struct Signal {
     waiters: AtomicU64,
     fd: RawFd,
     fd_armed: AtomicBool,
-    /// The owner thread's spin policy (only the thread in a blocking send/recv uses it;
-    /// a Mutex so the type stays Sync, never contended).
+    /// The owner thread's spin policy (only a thread blocked in a receive uses it; sends
+    /// sleep at once). A Mutex so the type stays Sync, never contended.
     spin: Mutex<SpinPolicy>,
 }
 
