@@ -833,7 +833,7 @@ extern int ferromq_msg_recv_within(zmq_msg_t *msg, void *socket, int flags, int 
 static int recv_first(void *z, zmq_msg_t *m, uint32_t spin_ns)
 {
     if (spin_ns != 0 && ferromq_msg_recv_within)
-        return ferromq_msg_recv_within(m, z, 0, (int)((spin_ns + 999u) / 1000u));
+        return ferromq_msg_recv_within(m, z, 0, (int)(((uint64_t)spin_ns + 999u) / 1000u));
     int rc = zmq_msg_recv(m, z, ZMQ_DONTWAIT);
     if (rc >= 0 || spin_ns == 0 || zmq_errno() != EAGAIN) return rc;
     uint64_t start = mono_ns(), next_yield = SPIN_YIELD_NS;
