@@ -11,12 +11,8 @@ static void free_fn(void *data, void *hint) {
 
 int main(void) {
     void *ctx = zmq_ctx_new();
-    void *pull = zmq_socket(ctx, ZMQ_PULL);
-    void *push = zmq_socket(ctx, ZMQ_PUSH);
-    CHECK_RC(zmq_bind(pull, "tcp://127.0.0.1:*"));
-    char ep[256];
-    tu_last_endpoint(pull, ep, sizeof ep);
-    CHECK_RC(zmq_connect(push, ep));
+    void *pull, *push;
+    tu_push_pull(ctx, "tcp://127.0.0.1:*", &pull, &push);
 
     int fds[2];
     CHECK(pipe(fds) == 0);

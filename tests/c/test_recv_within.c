@@ -14,12 +14,8 @@ static void *late_sender(void *push) {
 
 int main(void) {
     void *ctx = zmq_ctx_new();
-    void *pull = zmq_socket(ctx, ZMQ_PULL);
-    void *push = zmq_socket(ctx, ZMQ_PUSH);
-    CHECK_RC(zmq_bind(pull, "tcp://127.0.0.1:*"));
-    char ep[256];
-    tu_last_endpoint(pull, ep, sizeof ep);
-    CHECK_RC(zmq_connect(push, ep));
+    void *pull, *push;
+    tu_push_pull(ctx, "tcp://127.0.0.1:*", &pull, &push);
     zmq_msg_t m;
     zmq_msg_init(&m);
 

@@ -38,4 +38,16 @@ static inline void tu_last_endpoint(void *s, char *buf, size_t len) {
 static inline void tu_set_int(void *s, int opt, int v) {
     CHECK_RC(zmq_setsockopt(s, opt, &v, sizeof v));
 }
+
+/* A PULL bound to bind_ep and a PUSH connected to it (through ZMQ_LAST_ENDPOINT, so
+ * wildcard ports work). */
+static inline void tu_push_pull(void *ctx, const char *bind_ep, void **pull, void **push) {
+    *pull = zmq_socket(ctx, ZMQ_PULL);
+    *push = zmq_socket(ctx, ZMQ_PUSH);
+    CHECK(*pull != NULL && *push != NULL);
+    CHECK_RC(zmq_bind(*pull, bind_ep));
+    char ep[256];
+    tu_last_endpoint(*pull, ep, sizeof ep);
+    CHECK_RC(zmq_connect(*push, ep));
+}
 #endif
