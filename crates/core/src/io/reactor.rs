@@ -47,6 +47,11 @@ enum Command {
     Stop,
 }
 
+/// Initial room in the scheduled-connections list and its swap partner: enough for a
+/// busy context's connections without growing (growing is a one-time cost, but it would
+/// fall on whichever thread first outruns the I/O thread).
+const SCHEDULED_CAP: usize = 64;
+
 /// State shared between the I/O thread and application threads.
 pub(crate) struct ReactorShared {
     waker: mio::Waker,
@@ -73,7 +78,7 @@ impl ReactorShared {
             waker,
             registry,
             commands: Mutex::new(Vec::new()),
-            scheduled: Mutex::new(Vec::new()),
+            scheduled: Mutex::new(Vec::with_capacity(SCHEDULED_CAP)),
             next_token: AtomicUsize::new(1),
             thread: Mutex::new(None),
             stop_sent: std::sync::atomic::AtomicBool::new(false),
@@ -111,7 +116,11 @@ impl ReactorShared {
     pub(crate) fn schedule(&self, token: usize) {
         let mut s = self.scheduled.lock().unwrap_or_else(|e| e.into_inner());
         let first = s.is_empty();
-        s.push(token);
+        // A connection already last in line needs no second entry; skipping it keeps the
+        // list (and its capacity) small while the I/O thread is behind.
+        if s.last() != Some(&token) {
+            s.push(token);
+        }
         drop(s);
         if first {
             let _ = self.waker.wake();
@@ -315,7 +324,7 @@ impl Reactor {
             connectors: HashMap::new(),
             conns: HashMap::new(),
             timers: Vec::new(),
-            sched_buf: Vec::new(),
+            sched_buf: Vec::with_capacity(SCHEDULED_CAP),
             stopping: false,
         }
     }
