@@ -27,13 +27,48 @@ pub struct zmq_pollitem_t {
     pub revents: c_short,
 }
 
+/// Items handled without a heap allocation (libzmq also keeps 16 on the stack).
+pub(crate) const STACK_ITEMS: usize = 16;
+
+/// A slice of `n` copies of `fill`: in `stack` when it is large enough, else in `heap`.
+pub(crate) fn scratch<'b, T: Copy>(
+    stack: &'b mut [T],
+    heap: &'b mut Vec<T>,
+    n: usize,
+    fill: T,
+) -> &'b mut [T] {
+    if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, fill);
+        heap
+    }
+}
+
 /// One thing to wait on: a socket, or (when `sock` is None) a plain descriptor.
+#[derive(Clone, Copy)]
 pub(crate) struct Entry<'a> {
     pub(crate) sock: Option<&'a Socket>,
     pub(crate) fd: c_int,
     pub(crate) events: c_short,
     pub(crate) revents: c_short,
 }
+
+impl Entry<'_> {
+    /// A placeholder that waits on nothing.
+    pub(crate) const NONE: Self = Entry {
+        sock: None,
+        fd: -1,
+        events: 0,
+        revents: 0,
+    };
+}
+
+const NO_PFD: libc::pollfd = libc::pollfd {
+    fd: -1,
+    events: 0,
+    revents: 0,
+};
 
 /// Translates a plain descriptor's `poll` result into ZMQ_POLL* bits; anything beyond
 /// in/out/pri (hang-up, error, invalid fd) is reported as ZMQ_POLLERR, as libzmq does.
@@ -123,9 +158,13 @@ pub(crate) fn wait(
 ) -> CResult<usize> {
     let deadline =
         (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
-    let mut pfds: Vec<libc::pollfd> = entries
-        .iter()
-        .map(|e| match e.sock {
+    // Only plain descriptors need the system call when some socket is ready (or when the
+    // caller only looks); sockets answer from their own state. libzmq polls regardless.
+    let has_fds = entries.iter().any(|e| e.sock.is_none());
+    let (mut stack, mut heap) = ([NO_PFD; STACK_ITEMS], Vec::new());
+    let pfds = scratch(&mut stack, &mut heap, entries.len(), NO_PFD);
+    for (p, e) in pfds.iter_mut().zip(entries.iter()) {
+        *p = match e.sock {
             Some(s) => libc::pollfd {
                 // Sockets not asked about anything are not waited on (negative fd).
                 fd: if e.events & (ZMQ_POLLIN | ZMQ_POLLOUT) != 0 {
@@ -141,8 +180,8 @@ pub(crate) fn wait(
                 events: fd_events(e.events),
                 revents: 0,
             },
-        })
-        .collect();
+        };
+    }
     loop {
         let mut ready = 0;
         for e in entries.iter_mut() {
@@ -164,6 +203,9 @@ pub(crate) fn wait(
             }
         }
         let wait_ms = if ready > 0 || timeout_ms == 0 {
+            if !has_fds {
+                return Ok(ready);
+            }
             0
         } else {
             remaining_ms(deadline)
@@ -171,8 +213,8 @@ pub(crate) fn wait(
         for p in pfds.iter_mut() {
             p.revents = 0;
         }
-        sys_poll(&mut pfds, wait_ms, sigmask)?;
-        for (e, p) in entries.iter_mut().zip(&pfds) {
+        sys_poll(pfds, wait_ms, sigmask)?;
+        for (e, p) in entries.iter_mut().zip(pfds.iter()) {
             if e.sock.is_none() {
                 e.revents = fd_revents(p.revents);
                 if e.revents != 0 {
@@ -241,23 +283,24 @@ unsafe fn poll_items(
     }
     // SAFETY: non-NULL and holding nitems items per the contract.
     let items = unsafe { std::slice::from_raw_parts_mut(items, nitems as usize) };
-    let mut entries = Vec::with_capacity(items.len());
-    for it in items.iter() {
+    let (mut stack, mut heap) = ([Entry::NONE; STACK_ITEMS], Vec::new());
+    let entries = scratch(&mut stack, &mut heap, items.len(), Entry::NONE);
+    for (e, it) in entries.iter_mut().zip(items.iter()) {
         let sock = if it.socket.is_null() {
             None
         } else {
             // SAFETY: forwarded caller contract.
             Some(unsafe { sock_ref(it.socket)? })
         };
-        entries.push(Entry {
+        *e = Entry {
             sock,
             fd: it.fd,
             events: it.events,
             revents: 0,
-        });
+        };
     }
-    let n = wait(&mut entries, timeout, sigmask)?;
-    for (it, e) in items.iter_mut().zip(&entries) {
+    let n = wait(entries, timeout, sigmask)?;
+    for (it, e) in items.iter_mut().zip(entries.iter()) {
         it.revents = e.revents;
     }
     Ok(n as c_int)

@@ -2,7 +2,7 @@
 //! built on the same waiting engine as `zmq_poll`.
 
 use crate::errno::{fail, ffi, CResult};
-use crate::poll::{wait, Entry};
+use crate::poll::{scratch, wait, Entry, STACK_ITEMS};
 use crate::socket::sock_ref;
 use std::os::raw::{c_int, c_long, c_short, c_void};
 use std::ptr;
@@ -264,9 +264,10 @@ unsafe fn wait_into(p: &Poller, out: &mut [zmq_poller_event_t], timeout: c_long)
         }
         return fail(libc::EAGAIN);
     }
-    let mut entries = Vec::with_capacity(p.items.len());
-    for item in &p.items {
-        entries.push(match item.target {
+    let (mut stack, mut heap) = ([Entry::NONE; STACK_ITEMS], Vec::new());
+    let entries = scratch(&mut stack, &mut heap, p.items.len(), Entry::NONE);
+    for (e, item) in entries.iter_mut().zip(&p.items) {
+        *e = match item.target {
             Target::Socket(s) => Entry {
                 // SAFETY: forwarded caller contract.
                 sock: Some(unsafe { sock_ref(s)? }),
@@ -280,14 +281,14 @@ unsafe fn wait_into(p: &Poller, out: &mut [zmq_poller_event_t], timeout: c_long)
                 events: item.events,
                 revents: 0,
             },
-        });
+        };
     }
-    let n = wait(&mut entries, timeout, None)?;
+    let n = wait(entries, timeout, None)?;
     if n == 0 {
         return fail(libc::EAGAIN);
     }
     let mut found = 0;
-    for (item, e) in p.items.iter().zip(&entries) {
+    for (item, e) in p.items.iter().zip(entries.iter()) {
         if found == out.len() {
             break;
         }

@@ -146,6 +146,10 @@ pub(crate) struct Signal {
     waiters: AtomicU64,
     fd: RawFd,
     fd_armed: AtomicBool,
+    /// Set after each write to the fd, cleared by the drain that follows: a drain with
+    /// nothing written skips its `read` (most `ZMQ_EVENTS` reads, e.g. one per `zmq_poll`
+    /// on a busy socket, find the fd empty).
+    fd_written: AtomicBool,
     /// The owner thread's spin policy (only a thread blocked in a receive uses it; sends
     /// sleep at once). A Mutex so the type stays Sync, never contended.
     spin: Mutex<SpinPolicy>,
@@ -163,6 +167,7 @@ impl Signal {
             waiters: AtomicU64::new(0),
             fd,
             fd_armed: AtomicBool::new(false),
+            fd_written: AtomicBool::new(false),
             spin: Mutex::new(SpinPolicy::default()),
         })
     }
@@ -187,9 +192,16 @@ impl Signal {
         let one: u64 = 1;
         // SAFETY: self.fd is our eventfd, open for the Signal's lifetime; 8 valid bytes.
         unsafe { libc::write(self.fd, &one as *const u64 as *const libc::c_void, 8) };
+        // After the write, so a drain that sees the flag also sees the write: the fd is
+        // never left readable with the flag clear (except while a writer is between the
+        // two steps, and then the flag follows at once).
+        self.fd_written.store(true, Ordering::SeqCst);
     }
 
     fn drain_fd(&self) {
+        if !self.fd_written.swap(false, Ordering::SeqCst) {
+            return;
+        }
         let mut buf: u64 = 0;
         // SAFETY: self.fd is our non-blocking eventfd; the buffer is 8 writable bytes.
         unsafe { libc::read(self.fd, &mut buf as *mut u64 as *mut libc::c_void, 8) };
