@@ -23,6 +23,10 @@ int main() {
         pull.bind("tcp://127.0.0.1:*");
         push.connect(pull.get(zmq::sockopt::last_endpoint));
         for (int i = 0; i < 10; ++i) push.send(zmq::buffer(std::to_string(i)));
+        // Wait for the connection to deliver (the ten usually travel in one write), then
+        // give the rest time to land: a loaded machine may take a while for the first.
+        zmq::pollitem_t item{pull.handle(), 0, ZMQ_POLLIN, 0};
+        zmq::poll(&item, 1, std::chrono::milliseconds(5000));
         std::this_thread::sleep_for(200ms);
         std::string s;
         pull.set(zmq::sockopt::rcvtimeo, 2000);

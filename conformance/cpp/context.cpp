@@ -1,6 +1,7 @@
 // zmq::context_t options/lifecycle, zmq::version, socket_t over several transports.
 #include "check.hpp"
 #include <zmq.hpp>
+#include <atomic>
 #include <thread>
 #include <tuple>
 #include <unistd.h>
@@ -74,12 +75,20 @@ int main() {
     check::guarded("shutdown_wakes_blocked_recv", [] {
         zmq::context_t ctx;
         int err = 0;
+        std::atomic<bool> bound{false};
         std::thread t([&] {
-            zmq::socket_t s(ctx, zmq::socket_type::pull);
-            s.bind("inproc://blocked");
-            zmq::message_t m;
-            try { (void)s.recv(m); } catch (const zmq::error_t &e) { err = e.num(); }
+            try {
+                zmq::socket_t s(ctx, zmq::socket_type::pull);
+                s.bind("inproc://blocked");
+                bound = true;
+                zmq::message_t m;
+                (void)s.recv(m);
+            } catch (const zmq::error_t &e) { err = e.num(); }
+            bound = true;
         });
+        // Shut down only once the socket exists (on a slow machine the thread may not have
+        // made it yet); the short sleep then lets the receive block.
+        while (!bound) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         ctx.shutdown();
         t.join();

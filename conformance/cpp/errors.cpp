@@ -25,7 +25,7 @@ int main() {
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::steady_clock::now() - t0).count();
         check::expect("recv.rcvtimeo_empty", !rt.has_value(), "recv with rcvtimeo returned a value");
-        check::expect("recv.rcvtimeo_elapsed", ms >= 80 && ms < 2000,
+        check::expect("recv.rcvtimeo_elapsed", ms >= 80 && ms < 10000,
                       "elapsed " + std::to_string(ms) + " ms for rcvtimeo=100");
 
         // send dontwait on an unconnected PUSH -> empty optional

@@ -23,7 +23,7 @@ int main() {
         int n = zmq::poll(items, 2, 50ms);
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
         check::eq("poll.timeout_zero_ready", n, 0);
-        check::expect("poll.timeout_elapsed", ms >= 40 && ms < 2000, "elapsed " + std::to_string(ms) + " ms for 50 ms");
+        check::expect("poll.timeout_elapsed", ms >= 40 && ms < 10000, "elapsed " + std::to_string(ms) + " ms for 50 ms");
 
         a.send(zmq::str_buffer("x"));
         n = zmq::poll(items, 2, 2000ms);

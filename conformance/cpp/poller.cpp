@@ -31,7 +31,7 @@ int main() {
         size_t n = poller.wait_all(events, 50ms);
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
         check::eq("poller.timeout_zero", n, 0u);
-        check::expect("poller.timeout_elapsed", ms >= 40 && ms < 2000, "elapsed " + std::to_string(ms) + " ms");
+        check::expect("poller.timeout_elapsed", ms >= 40 && ms < 10000, "elapsed " + std::to_string(ms) + " ms");
 
         a.send(zmq::str_buffer("hello"));
         n = poller.wait_all(events, 2000ms);

@@ -61,6 +61,8 @@ pub mod zmq {
     pub const CURVE_SERVERKEY: i32 = 50;
     /// `ZMQ_ZAP_DOMAIN`
     pub const ZAP_DOMAIN: i32 = 55;
+    /// `ZMQ_EVENT_DISCONNECTED`
+    pub const EVENT_DISCONNECTED: u16 = 0x0200;
     /// `ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL`
     pub const EVENT_HANDSHAKE_FAILED_NO_DETAIL: u16 = 0x0800;
     /// `ZMQ_EVENT_HANDSHAKE_SUCCEEDED`
@@ -1113,6 +1115,38 @@ pub fn with_envelope(envelope: &[&[u8]], body: &[Vec<u8>]) -> Vec<Vec<u8>> {
 /// Converts byte strings to owned parts.
 pub fn parts(p: &[&[u8]]) -> Vec<Vec<u8>> {
     p.iter().map(|x| x.to_vec()).collect()
+}
+
+static NEXT_MONITOR: AtomicU64 = AtomicU64::new(0);
+
+/// A PAIR socket of `lib` (the library of `s`) reading all of `s`'s monitor events.
+pub fn monitor(h: &Harness, lib: Lib, s: &dyn AnySocket) -> Sock {
+    let ep = format!(
+        "inproc://interop-monitor-{}",
+        NEXT_MONITOR.fetch_add(1, Ordering::Relaxed)
+    );
+    s.monitor(&ep, 0xFFFF).expect("monitor");
+    let m = h.socket(lib, SocketType::Pair);
+    m.connect(&ep).expect("connect monitor");
+    m
+}
+
+/// Waits (up to 5 s) for event `want` on monitor `m` and returns its value; panics,
+/// listing what came instead, if it does not come.
+pub fn wait_event(m: &Sock, want: u16) -> Option<u32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut seen = Vec::new();
+    while std::time::Instant::now() < deadline {
+        let Ok(frames) = m.recv_parts(0) else { break };
+        let head = &frames[0];
+        let event = u16::from_le_bytes([head[0], head[1]]);
+        let value = u32::from_le_bytes([head[2], head[3], head[4], head[5]]);
+        if event == want {
+            return Some(value);
+        }
+        seen.push(format!("{event:#06x}={value:#x}"));
+    }
+    panic!("event {want:#06x} never came; saw {seen:?}");
 }
 
 #[cfg(test)]

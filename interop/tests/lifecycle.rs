@@ -183,36 +183,37 @@ fn many_round_trips(req_lib: Lib, rep_lib: Lib) {
         req.expect(&[q], &rep);
     }
     assert!(
-        start.elapsed() < Duration::from_secs(8),
+        start.elapsed() < Duration::from_secs(60),
         "{req} <-> {rep}: 2000 round trips took {:?}",
         start.elapsed()
     );
 }
 
-/// `hb_lib`'s DEALER heartbeats every 50 ms and gives up on a silent peer after 300 ms;
+/// `hb_lib`'s DEALER heartbeats every 50 ms and gives up on a silent peer after 1 s;
 /// `peer_lib`'s ROUTER must answer the PINGs, and `hb_lib` must accept the PONGs and the
-/// peer's own PINGs, so that an idle second keeps the same connection (same routing id).
+/// peer's own PINGs, so that an idle 1.5 s keeps the same connection (same routing id).
+/// (The timeout is generous so that a loaded machine's stall is not a silent peer.)
 fn heartbeats_keep_idle_connection(hb_lib: Lib, peer_lib: Lib) {
     let h = Harness::new();
     let router = h.peer(peer_lib, Router);
     router.s.set_int(HEARTBEAT_IVL, 60).expect("HEARTBEAT_IVL");
     router
         .s
-        .set_int(HEARTBEAT_TIMEOUT, 300)
+        .set_int(HEARTBEAT_TIMEOUT, 1000)
         .expect("HEARTBEAT_TIMEOUT");
     let ep = h.bind(router.s.as_ref(), Transport::Tcp);
     let dealer = h.peer(hb_lib, Dealer);
     dealer.s.set_int(HEARTBEAT_IVL, 50).expect("HEARTBEAT_IVL");
     dealer
         .s
-        .set_int(HEARTBEAT_TIMEOUT, 300)
+        .set_int(HEARTBEAT_TIMEOUT, 1000)
         .expect("HEARTBEAT_TIMEOUT");
     dealer.s.connect(&ep).expect("connect");
 
     dealer.send_strs(&[b"first"]);
     let m1 = router.recv();
     assert_eq!(m1.len(), 2, "{router}: {} parts", m1.len());
-    std::thread::sleep(Duration::from_millis(1200));
+    std::thread::sleep(Duration::from_millis(1500));
     dealer.send_strs(&[b"second"]);
     let m2 = router.recv();
     assert_eq!(show(&m2[1]), "second");

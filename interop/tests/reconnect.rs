@@ -5,8 +5,8 @@
 //! connecting to a restarting ferromq peer, and libzmq on both sides (`reference`).
 
 use ferromq_interop::{
-    configure, parts, show, zmq, Errno, Harness, Lib, LibZmq, Peer, Sock, SocketType, Transport,
-    ZmqContext,
+    configure, monitor, parts, show, wait_event, zmq, Errno, Harness, Lib, LibZmq, Peer, Sock,
+    SocketType, Transport, ZmqContext,
 };
 use std::time::{Duration, Instant};
 use SocketType::*;
@@ -105,14 +105,15 @@ fn push_to_restarted_pull(push_lib: Lib, pull_lib: Lib, t: Transport) {
     let first = Bound::start(pull_lib, Pull, &first_endpoint(&h, t));
     let ep = first.endpoint();
     let push = connecting(&h, push_lib, Push, &ep);
+    let mon = monitor(&h, push_lib, push.s.as_ref());
 
     for m in numbered("before", 3) {
         push.send(&m);
         first.peer.expect(&m, &push);
     }
     first.stop();
-    // Give the connecting side time to notice the disconnection.
-    std::thread::sleep(Duration::from_millis(300));
+    // Messages sent before the connecting side noticed would go to the dead connection.
+    wait_event(&mon, zmq::EVENT_DISCONNECTED);
 
     // Messages sent while the peer is away wait in the connecting side's pipe.
     for m in numbered("while-down", 3) {

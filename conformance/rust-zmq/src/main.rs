@@ -74,7 +74,7 @@ fn main() {
         let t0 = Instant::now();
         let r = pull.recv_bytes(0);
         let ms = t0.elapsed().as_millis();
-        check("recv.rcvtimeo_eagain", r == Err(zmq::Error::EAGAIN) && (80..2000).contains(&ms), || {
+        check("recv.rcvtimeo_eagain", r == Err(zmq::Error::EAGAIN) && (80..10000).contains(&ms), || {
             format!("{r:?} after {ms} ms")
         });
         eq("bind.bad_transport", pull.bind("bogus://x").err(), Some(zmq::Error::EPROTONOSUPPORT));

@@ -12,7 +12,21 @@ use ferromq_zmtp::curve::KeyPair;
 use ferromq_zmtp::{Engine, EngineConfig, Event as ZEvent, MechanismConfig};
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
+
+/// The harness runs this file's tests on parallel threads of one process, so a test that
+/// checks the process's RSS runs `alone()`, the others `shared()`: a flood in one test
+/// must not land in another's measurement.
+static GATE: RwLock<()> = RwLock::new(());
+
+fn shared() -> RwLockReadGuard<'static, ()> {
+    GATE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn alone() -> RwLockWriteGuard<'static, ()> {
+    GATE.write().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A CURVE or NULL ROUTER server with a monitor and a well-behaved DEALER client.
 struct Target {
@@ -28,7 +42,9 @@ impl Target {
     fn new(curve: bool, tweak: impl Fn(&Socket)) -> Target {
         let ctx = Context::new();
         let server = sock(&ctx, SocketType::Router);
-        server.set_int(opt::HANDSHAKE_IVL, 500).unwrap();
+        // Generous, so a test's own raw handshake is not cut off on a loaded machine; the
+        // tests of the timeout set their own.
+        server.set_int(opt::HANDSHAKE_IVL, 2000).unwrap();
         tweak(&server);
         let keys = curve.then(|| KeyPair::generate().unwrap());
         if let Some(k) = &keys {
@@ -174,6 +190,7 @@ const MALFORMED_HELLO: u32 = 0x1000_0013;
 
 #[test]
 fn truncated_greeting_then_close() {
+    let _gate = shared();
     let t = Target::new(false, |_| {});
     let mut s = t.raw();
     s.write_all(&greeting(b"NULL", 3)[..20]).unwrap();
@@ -185,7 +202,8 @@ fn truncated_greeting_then_close() {
 
 #[test]
 fn greeting_that_never_finishes_times_out() {
-    let t = Target::new(false, |_| {});
+    let _gate = shared();
+    let t = Target::new(false, |s| s.set_int(opt::HANDSHAKE_IVL, 500).unwrap());
     let mut s = t.raw();
     s.write_all(&greeting(b"NULL", 3)[..11]).unwrap();
     assert_eq!(t.expect_failure(), (event::HANDSHAKE_FAILED_NO_DETAIL, 11));
@@ -195,6 +213,7 @@ fn greeting_that_never_finishes_times_out() {
 
 #[test]
 fn unknown_mechanism() {
+    let _gate = shared();
     let t = Target::new(false, |_| {});
     let mut s = t.raw();
     s.write_all(&greeting(b"KERBEROS", 3)).unwrap();
@@ -208,6 +227,7 @@ fn unknown_mechanism() {
 
 #[test]
 fn zmtp_2_greeting_with_curve_is_refused() {
+    let _gate = shared();
     let t = Target::new(true, |_| {});
     let mut s = t.raw();
     s.write_all(&greeting(b"CURVE", 1)).unwrap();
@@ -219,6 +239,7 @@ fn zmtp_2_greeting_with_curve_is_refused() {
 
 #[test]
 fn frame_with_a_2_pow_64_minus_1_length() {
+    let _gate = alone();
     let t = Target::new(false, |_| {});
     let mut s = null_peer(&t);
     let before = rss_kib();
@@ -235,6 +256,7 @@ fn frame_with_a_2_pow_64_minus_1_length() {
 
 #[test]
 fn frame_above_maxmsgsize() {
+    let _gate = shared();
     let t = Target::new(false, |s| {
         s.set_option(opt::MAXMSGSIZE, &1000i64.to_ne_bytes())
             .unwrap()
@@ -251,6 +273,7 @@ fn frame_above_maxmsgsize() {
 
 #[test]
 fn message_before_ready() {
+    let _gate = shared();
     let t = Target::new(false, |_| {});
     let mut s = t.raw();
     s.write_all(&greeting(b"NULL", 3)).unwrap();
@@ -265,6 +288,7 @@ fn message_before_ready() {
 
 #[test]
 fn curve_hello_with_a_bad_box_and_a_short_hello() {
+    let _gate = shared();
     let t = Target::new(true, |_| {});
     // Right size, version and layout, but the box was not made for this server.
     let mut hello = vec![0x04, 200, 5];
@@ -299,6 +323,7 @@ fn curve_hello_with_a_bad_box_and_a_short_hello() {
 /// Drives a real CURVE client engine over a raw socket, then replays one of its frames.
 #[test]
 fn curve_replayed_message_is_refused() {
+    let _gate = shared();
     let t = Target::new(true, |_| {});
     let keys = t.keys.clone().unwrap();
     let mut engine = Engine::new(EngineConfig {
@@ -377,6 +402,7 @@ fn ensure_fd_limit(need: u64) {
 /// memory returns to where it was, and the good client is served meanwhile.
 #[test]
 fn many_connections_that_never_handshake() {
+    let _gate = alone();
     const IDLE: usize = 2000;
     // Both ends of every connection live in this process.
     ensure_fd_limit(2 * IDLE as u64 + 256);
@@ -404,6 +430,7 @@ fn many_connections_that_never_handshake() {
 /// is refused by MAXMSGSIZE, the rest cost bounded memory, and a real subscriber works.
 #[test]
 fn subscription_flood_on_xpub() {
+    let _gate = alone();
     let ctx = Context::new();
     let xpub = sock(&ctx, SocketType::XPub);
     xpub.set_option(opt::MAXMSGSIZE, &65536i64.to_ne_bytes())

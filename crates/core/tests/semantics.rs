@@ -366,7 +366,7 @@ fn garbage_peer_is_disconnected_and_real_peers_keep_working() {
         failed.is_some(),
         "a HANDSHAKE_FAILED_* event precedes DISCONNECTED"
     );
-    assert!(t0.elapsed() < Duration::from_secs(2));
+    assert!(t0.elapsed() < Duration::from_secs(10));
     assert!(
         reads_eof_within(&mut raw, 1000),
         "the garbage peer is closed"
@@ -605,7 +605,7 @@ fn unbind_reports_only_closed_on_the_bound_socket() {
     assert_eq!(recv_bytes(&pull), b"a");
     pmon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
     pull.unbind(&ep).unwrap();
-    let events = pmon.collect(300);
+    let events = pmon.collect_through(event::CLOSED, 5000, 100);
     assert_eq!(codes(&events), [event::CLOSED], "{events:?}");
     drop((push, pull, pmon));
     term(ctx);
@@ -830,7 +830,7 @@ fn monitor_events_for_a_connection_lifecycle_match_libzmq() {
     // libzmq 4.3.4, same sequence (values are fds except where noted):
     //   pull: LISTENING ep, ACCEPTED ep, HANDSHAKE_SUCCEEDED ep (0)
     //   push: CONNECT_DELAYED ep, CONNECTED ep, HANDSHAKE_SUCCEEDED ep (0)
-    let p = stable(pmon.collect(200));
+    let p = stable(pmon.collect_through(event::HANDSHAKE_SUCCEEDED, 5000, 100));
     assert_eq!(
         codes(&p),
         [
@@ -842,7 +842,7 @@ fn monitor_events_for_a_connection_lifecycle_match_libzmq() {
     );
     assert!(p.iter().all(|e| e.2 == ep), "{p:?}");
     assert_eq!(p[2].1, 0);
-    let s = stable(smon.collect(200));
+    let s = stable(smon.collect_through(event::HANDSHAKE_SUCCEEDED, 5000, 100));
     assert_eq!(
         codes(&s),
         [event::CONNECTED, event::HANDSHAKE_SUCCEEDED],
@@ -854,7 +854,7 @@ fn monitor_events_for_a_connection_lifecycle_match_libzmq() {
     // Closing the connecting side: its monitor stops (libzmq sends nothing else: see
     // closing_socket_monitor_sends_only_monitor_stopped); the bound side sees the peer go.
     drop(push);
-    let s = smon.collect(300);
+    let s = smon.collect_through(event::MONITOR_STOPPED, 5000, 0);
     assert_eq!(
         s.last(),
         Some(&(event::MONITOR_STOPPED, 0, String::new())),
@@ -869,7 +869,7 @@ fn monitor_events_for_a_connection_lifecycle_match_libzmq() {
 
     // Closing the bound side ends with MONITOR_STOPPED (CLOSED: see the next test).
     drop(pull);
-    let p2 = pmon.collect(300);
+    let p2 = pmon.collect_through(event::MONITOR_STOPPED, 5000, 0);
     assert_eq!(
         p2.last(),
         Some(&(event::MONITOR_STOPPED, 0, String::new())),
@@ -895,7 +895,7 @@ fn closing_socket_monitor_sends_only_monitor_stopped() {
         mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
         drop(push);
         assert_eq!(
-            mon.collect(100),
+            mon.collect_through(event::MONITOR_STOPPED, 5000, 0),
             vec![(event::MONITOR_STOPPED, 0, String::new())],
             "iteration {i}"
         );
@@ -913,7 +913,7 @@ fn monitor_reports_closed_when_a_bound_socket_closes() {
     let (lfd, _) = mon.wait_for(event::LISTENING, 2000);
     drop(pull);
     assert_eq!(
-        mon.collect(300),
+        mon.collect_through(event::MONITOR_STOPPED, 5000, 0),
         vec![
             (event::CLOSED, lfd, ep),
             (event::MONITOR_STOPPED, 0, String::new())

@@ -68,6 +68,30 @@ impl Monitor {
         }
     }
 
+    /// Every event up to and including the first `ev`, which must come within `ms` (a
+    /// loaded machine may deliver it late), then any that follow within `quiet_ms`.
+    pub fn collect_through(&self, ev: u16, ms: u64, quiet_ms: i32) -> Vec<Event> {
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        let mut v = Vec::new();
+        loop {
+            let left = deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis() as i32;
+            match self.next(left.max(1)) {
+                Some(e) => {
+                    let done = e.0 == ev;
+                    v.push(e);
+                    if done {
+                        break;
+                    }
+                }
+                None => panic!("monitor event {ev:#x} did not arrive within {ms} ms: {v:?}"),
+            }
+        }
+        v.extend(self.collect(quiet_ms));
+        v
+    }
+
     /// Every event until none comes for `quiet_ms`.
     pub fn collect(&self, quiet_ms: i32) -> Vec<Event> {
         let mut v = Vec::new();
