@@ -24,6 +24,16 @@ use std::sync::Mutex;
 const FREE_KEEP: usize = 16;
 /// Largest body given a block of its own (recycled through the free lists, never shared).
 pub(crate) const SOLO_MAX: usize = 256 * 1024;
+/// Largest solo block: the largest body, its header, rounding.
+const SOLO_BLOCK_MAX: usize = solo_block_size(SOLO_MAX);
+
+/// The size of a solo block for a body of `len` bytes: header and body, rounded up to the
+/// block alignment. Not a power of two: a 64 KiB body in a 128 KiB block would be a
+/// separate mapping whose header page plus sixteen body pages make seventeen resident
+/// pages, where blocks of just this size are packed by malloc (about sixteen).
+const fn solo_block_size(len: usize) -> usize {
+    (len + DATA_OFF + BLOCK_ALIGN - 1) & !(BLOCK_ALIGN - 1)
+}
 
 /// A free block (no references; contents dead).
 struct FreeBlock(NonNull<Header>);
@@ -31,30 +41,40 @@ struct FreeBlock(NonNull<Header>);
 // SAFETY: a free block is plain memory owned by whoever holds the FreeBlock.
 unsafe impl Send for FreeBlock {}
 
-/// Free blocks by size: 8 KiB, 16 KiB, ... 512 KiB (block sizes are powers of two).
+/// Free blocks by class: 8 KiB, 16 KiB, ... 512 KiB. A block's class is its size rounded
+/// up to a power of two; shared blocks are exactly that size, solo blocks only as large as
+/// their body needs (see `copy_solo`).
 static FREE: [Mutex<Vec<FreeBlock>>; 7] = [const { Mutex::new(Vec::new()) }; 7];
 
 fn free_list(size: usize) -> &'static Mutex<Vec<FreeBlock>> {
-    debug_assert!(size.is_power_of_two() && size >= SMALL_BLOCK);
-    &FREE[(size.trailing_zeros() - SMALL_BLOCK.trailing_zeros()) as usize]
+    debug_assert!((SMALL_BLOCK / 2 + 1..=SOLO_BLOCK_MAX).contains(&size));
+    let class = size.next_power_of_two().max(SMALL_BLOCK);
+    &FREE[(class.trailing_zeros() - SMALL_BLOCK.trailing_zeros()) as usize]
 }
 
-/// A block of `size` bytes: a recycled one or a new one. Its header must be written.
-fn get_block(size: usize) -> NonNull<Header> {
-    let reused = free_list(size)
+/// A block of at least `need` bytes and its size: a recycled one from `need`'s class if
+/// the one on top is large enough, else a new one of exactly `need` bytes. Its header
+/// must be written.
+fn get_block(need: usize) -> (NonNull<Header>, usize) {
+    let reused = free_list(need)
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .pop();
-    match reused {
-        Some(FreeBlock(b)) => b,
-        None => {
-            // SAFETY: non-zero size layout.
-            let p = unsafe { alloc(layout(size)) } as *mut Header;
-            match NonNull::new(p) {
-                Some(b) => b,
-                None => handle_alloc_error(layout(size)),
-            }
+    if let Some(FreeBlock(b)) = reused {
+        // SAFETY: we own the free block; its header still holds the size it was made with
+        // (nobody writes a free block).
+        let size = unsafe { b.as_ref() }.size;
+        if size >= need {
+            return (b, size);
         }
+        // SAFETY: the block came from `alloc(layout(size))` and is unreferenced.
+        unsafe { dealloc(b.as_ptr().cast(), layout(size)) };
+    }
+    // SAFETY: non-zero size layout.
+    let p = unsafe { alloc(layout(need)) } as *mut Header;
+    match NonNull::new(p) {
+        Some(b) => (b, need),
+        None => handle_alloc_error(layout(need)),
     }
 }
 
@@ -78,9 +98,12 @@ struct Header {
 
 const DATA_OFF: usize = std::mem::size_of::<Header>();
 
+/// Alignment of every block (the header's).
+const BLOCK_ALIGN: usize = 64;
+
 fn layout(size: usize) -> Layout {
     // Valid: non-zero size, power-of-two alignment.
-    Layout::from_size_align(size, 64).expect("valid layout")
+    Layout::from_size_align(size, BLOCK_ALIGN).expect("valid layout")
 }
 
 /// A body in a block: `len` bytes at `off` from the block start. Owns one reference.
@@ -169,13 +192,14 @@ impl PoolRef {
                     Some(b) if used + room <= f.size => b,
                     _ => {
                         f.retire();
-                        let b = get_block(f.size);
-                        // SAFETY: a fresh or free block of f.size bytes, aligned for Header,
+                        // A block of this class's size is exactly f.size bytes.
+                        let (b, size) = get_block(f.size);
+                        // SAFETY: a fresh or free block of `size` bytes, aligned for Header,
                         // referenced by nobody.
                         unsafe {
                             b.as_ptr().write(Header {
                                 refs: AtomicUsize::new(BIAS),
-                                size: f.size,
+                                size,
                             })
                         };
                         f.block.set(Some(b));
@@ -208,8 +232,7 @@ impl PoolRef {
     /// through the free lists (malloc would trim and re-fault such chunks).
     pub(crate) fn copy_solo(data: &[u8]) -> PoolRef {
         debug_assert!(data.len() <= SOLO_MAX);
-        let size = (data.len() + DATA_OFF).next_power_of_two().max(SMALL_BLOCK);
-        let b = get_block(size);
+        let (b, size) = get_block(solo_block_size(data.len()));
         // SAFETY: a block of `size` bytes nobody references; the body fits after the
         // header (size >= len + DATA_OFF).
         unsafe {
@@ -315,5 +338,22 @@ mod tests {
             assert_eq!(b.as_slice(), &body[..]);
         }
         t.join().unwrap();
+    }
+
+    #[test]
+    fn a_recycled_solo_block_is_used_only_if_large_enough() {
+        // 40,000 and 60,000 byte bodies share the 64 KiB class; their blocks are sized
+        // to fit (not rounded up to the class), so the smaller one must not be handed to
+        // the larger body (Miri and ASan see an overflow if it is).
+        for (first, second) in [(40_000, 60_000), (60_000, 40_000), (MAX + 1, 16_000)] {
+            let a: Vec<u8> = (0..first).map(|j| j as u8).collect();
+            drop(PoolRef::copy_solo(&a));
+            let b: Vec<u8> = (0..second).map(|j| (j * 3) as u8).collect();
+            let r = PoolRef::copy_solo(&b);
+            assert_eq!(r.as_slice(), &b[..]);
+            assert!(solo_block_size(second) >= second + DATA_OFF);
+        }
+        assert_eq!(solo_block_size(65_536) % BLOCK_ALIGN, 0);
+        assert!(solo_block_size(65_536) < 65_536 + 2 * BLOCK_ALIGN);
     }
 }
