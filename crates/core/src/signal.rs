@@ -41,6 +41,8 @@ fn spin_max_ns() -> u32 {
 const YIELD_EVERY_NS: u64 = 5_000;
 /// Cap on the probe back-off: after repeated failed full spins, one probe per 2^10 waits.
 const MAX_BACKOFF: u32 = 10;
+/// Spins that do not yield after a yield lost the core (see [`SpinPolicy::yield_starved`]).
+const NO_YIELD_SPINS: u32 = 1024;
 
 /// When to spin before sleeping: the owner thread's adaptive policy (see
 /// [`Signal::block`]). It is plain state updated from durations, so it is tested without
@@ -62,6 +64,8 @@ pub(crate) struct SpinPolicy {
     backoff: u32,
     /// Short sleeps still to let pass before the next probe.
     skip: u32,
+    /// Spins still to come that must not yield.
+    no_yield: u32,
 }
 
 impl Default for SpinPolicy {
@@ -78,7 +82,25 @@ impl SpinPolicy {
             budget_ns: max_ns,
             backoff: 0,
             skip: 0,
+            no_yield: 0,
         }
+    }
+
+    /// Whether the spin about to start may yield its core now and then (counts the spin).
+    pub(crate) fn take_yield_permit(&mut self) -> bool {
+        if self.no_yield == 0 {
+            return true;
+        }
+        self.no_yield -= 1;
+        false
+    }
+
+    /// A yield lasted longer than a whole spin: the scheduler gave the core to another
+    /// process's thread for its full slice (a CPU-bound neighbour on a busy host), which
+    /// turns a wait of microseconds into milliseconds. The next `NO_YIELD_SPINS` spins
+    /// keep their core instead; then a yield is tried again.
+    pub(crate) fn yield_starved(&mut self) {
+        self.no_yield = NO_YIELD_SPINS;
     }
 
     /// How long the next wait should spin, in ns.
@@ -221,9 +243,17 @@ impl Signal {
     ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
         let budget = policy.budget_ns();
-        if budget > 0 && self.spin_for(seen, budget, io) {
-            policy.spin_caught();
-            return Wait::Changed;
+        if budget > 0 {
+            let permitted = policy.take_yield_permit();
+            let mut may_yield = permitted;
+            let caught = self.spin_for(seen, budget, io, &mut may_yield);
+            if permitted && !may_yield {
+                policy.yield_starved();
+            }
+            if caught {
+                policy.spin_caught();
+                return Wait::Changed;
+            }
         }
         let start = Instant::now();
         let result = self.wait_io(seen, deadline, io);
@@ -234,7 +264,14 @@ impl Signal {
     }
 
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
-    fn spin_for(&self, seen: u64, budget_ns: u32, io: &mut dyn SelfServe) -> bool {
+    /// Yields now and then while `may_yield`; clears it when a yield outlasts the budget.
+    fn spin_for(
+        &self,
+        seen: u64,
+        budget_ns: u32,
+        io: &mut dyn SelfServe,
+        may_yield: &mut bool,
+    ) -> bool {
         let start = Instant::now();
         let mut next_yield = YIELD_EVERY_NS;
         loop {
@@ -250,11 +287,15 @@ impl Signal {
             if spun >= budget_ns as u64 {
                 return false;
             }
-            if spun >= next_yield {
+            if *may_yield && spun >= next_yield {
                 // Let a thread waiting for this core run (the one we wait for, when
                 // there are more busy threads than cores); returns at once otherwise.
                 std::thread::yield_now();
-                next_yield = spun + YIELD_EVERY_NS;
+                let back = start.elapsed().as_nanos() as u64;
+                if back - spun > budget_ns as u64 {
+                    *may_yield = false;
+                }
+                next_yield = back + YIELD_EVERY_NS;
             }
         }
     }
@@ -378,6 +419,19 @@ mod tests {
         assert_eq!(p.budget_ns(), 0);
     }
     const LONG: u64 = 1_000_000;
+
+    #[test]
+    fn a_starved_yield_stops_yields_for_a_while() {
+        let mut p = SpinPolicy::with_max(SPIN_MAX_NS);
+        assert!(p.take_yield_permit());
+        p.yield_starved();
+        for _ in 0..NO_YIELD_SPINS {
+            assert!(!p.take_yield_permit());
+        }
+        assert!(p.take_yield_permit(), "then a yield is tried again");
+        assert!(p.take_yield_permit());
+        assert_eq!(p.budget_ns(), SPIN_MAX_NS, "spinning itself goes on");
+    }
 
     #[test]
     fn caught_spins_keep_the_full_budget() {
