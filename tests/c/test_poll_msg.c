@@ -58,6 +58,22 @@ int main(void) {
     len = sizeof ev;
     CHECK_RC(zmq_getsockopt(pull, ZMQ_EVENTS, &ev, &len));
     CHECK(ev & ZMQ_POLLIN);
+    /* Reading ZMQ_EVENTS consumed the edge: the fd stays quiet until the next change. */
+    fditem.revents = 0;
+    CHECK(zmq_poll(&fditem, 1, 0) == 0);
+
+    /* A ready socket and a ready plain fd are both reported (the pipe still holds "x"). */
+    items[0].revents = items[1].revents = 0;
+    CHECK(zmq_poll(items, 2, 0) == 2);
+    CHECK((items[0].revents & ZMQ_POLLIN) && (items[1].revents & ZMQ_POLLIN));
+    /* More items than fit on the stack (16), the ready socket last. */
+    zmq_pollitem_t many[20];
+    for (int i = 0; i < 19; i++) many[i] = (zmq_pollitem_t){NULL, fds[0], ZMQ_POLLIN, 0};
+    many[19] = (zmq_pollitem_t){pull, 0, ZMQ_POLLIN, 0};
+    CHECK(zmq_poll(many, 20, 0) == 20);
+    CHECK(many[19].revents == ZMQ_POLLIN);
+    close(fds[0]);
+    close(fds[1]);
 
     tu_set_int(push, ZMQ_LINGER, 0);
     zmq_close(push);
