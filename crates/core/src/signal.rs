@@ -168,10 +168,13 @@ pub(crate) struct Signal {
     waiters: AtomicU64,
     fd: RawFd,
     fd_armed: AtomicBool,
-    /// Set after each write to the fd, cleared by the drain that follows: a drain with
-    /// nothing written skips its `read` (most `ZMQ_EVENTS` reads, e.g. one per `zmq_poll`
-    /// on a busy socket, find the fd empty).
-    fd_written: AtomicBool,
+    /// Writes to the fd begun and not yet consumed by a read: raised before each write,
+    /// lowered by what a read takes. Zero means the fd is not readable and no write is on
+    /// its way, so a drain can skip its `read` (most `ZMQ_EVENTS` reads, e.g. one per
+    /// `zmq_poll` on a busy socket, find the fd empty). Raised *before* the write: a flag set
+    /// after it let a woken reader, running before the writer got the core back, find the fd
+    /// readable but the flag clear and spin on `poll` until the writer ran again.
+    fd_pending: AtomicU64,
     /// The owner thread's spin policy (only a thread blocked in a receive uses it; sends
     /// sleep at once). A Mutex so the type stays Sync, never contended.
     spin: Mutex<SpinPolicy>,
@@ -189,7 +192,7 @@ impl Signal {
             waiters: AtomicU64::new(0),
             fd,
             fd_armed: AtomicBool::new(false),
-            fd_written: AtomicBool::new(false),
+            fd_pending: AtomicU64::new(0),
             spin: Mutex::new(SpinPolicy::default()),
         })
     }
@@ -211,22 +214,23 @@ impl Signal {
     }
 
     fn write_fd(&self) {
+        self.fd_pending.fetch_add(1, Ordering::SeqCst);
         let one: u64 = 1;
         // SAFETY: self.fd is our eventfd, open for the Signal's lifetime; 8 valid bytes.
         unsafe { libc::write(self.fd, &one as *const u64 as *const libc::c_void, 8) };
-        // After the write, so a drain that sees the flag also sees the write: the fd is
-        // never left readable with the flag clear (except while a writer is between the
-        // two steps, and then the flag follows at once).
-        self.fd_written.store(true, Ordering::SeqCst);
     }
 
     fn drain_fd(&self) {
-        if !self.fd_written.swap(false, Ordering::SeqCst) {
+        if self.fd_pending.load(Ordering::SeqCst) == 0 {
             return;
         }
         let mut buf: u64 = 0;
         // SAFETY: self.fd is our non-blocking eventfd; the buffer is 8 writable bytes.
-        unsafe { libc::read(self.fd, &mut buf as *mut u64 as *mut libc::c_void, 8) };
+        let n = unsafe { libc::read(self.fd, &mut buf as *mut u64 as *mut libc::c_void, 8) };
+        if n == 8 {
+            // The counter is the number of writes since the last read (each writes 1).
+            self.fd_pending.fetch_sub(buf, Ordering::SeqCst);
+        }
     }
 
     /// Waits for the generation to move from `seen`: spins first when the policy says a
@@ -419,6 +423,38 @@ mod tests {
         assert_eq!(p.budget_ns(), 0);
     }
     const LONG: u64 = 1_000_000;
+
+    fn readable(fd: RawFd) -> bool {
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd on an open descriptor, no wait.
+        unsafe { libc::poll(&mut p, 1, 0) == 1 }
+    }
+
+    #[test]
+    fn a_drain_empties_the_fd_even_with_a_write_on_its_way() {
+        let s = Signal::new().unwrap();
+        s.rearm();
+        assert!(!readable(s.fd()));
+        // A second writer has announced its write but not made it yet.
+        s.fd_pending.fetch_add(1, Ordering::SeqCst);
+        s.write_fd();
+        s.write_fd();
+        s.rearm();
+        assert!(!readable(s.fd()), "both completed writes were read");
+        assert_eq!(s.fd_pending.load(Ordering::SeqCst), 1);
+        // Its write lands: the next drain must read it, not skip.
+        let one: u64 = 1;
+        // SAFETY: our eventfd, 8 valid bytes.
+        unsafe { libc::write(s.fd(), &one as *const u64 as *const libc::c_void, 8) };
+        assert!(readable(s.fd()));
+        s.rearm();
+        assert!(!readable(s.fd()));
+        assert_eq!(s.fd_pending.load(Ordering::SeqCst), 0);
+    }
 
     #[test]
     fn a_starved_yield_stops_yields_for_a_while() {
