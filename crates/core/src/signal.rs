@@ -100,8 +100,8 @@ impl SpinPolicy {
         false
     }
 
-    /// A yield lasted longer than a whole spin: the scheduler gave the core to another
-    /// process's thread for its full slice (a CPU-bound neighbour on a busy host), which
+    /// A yield lasted `STARVED_YIELD_FACTOR` spin budgets: the scheduler gave the core to
+    /// another process's thread for its slice (a CPU-bound neighbour on a busy host), which
     /// turns a wait of microseconds into milliseconds. The next `NO_YIELD_SPINS` spins
     /// keep their core instead; then a yield is tried again.
     pub(crate) fn yield_starved(&mut self) {
@@ -273,7 +273,8 @@ impl Signal {
     }
 
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
-    /// Yields now and then while `may_yield`; clears it when a yield outlasts the budget.
+    /// Yields now and then while `may_yield`; clears it when a yield lasts
+    /// `STARVED_YIELD_FACTOR` budgets.
     fn spin_for(
         &self,
         seen: u64,
