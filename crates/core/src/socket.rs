@@ -102,8 +102,20 @@ impl SocketShared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Hands a new pipe to the pattern and wakes the owner.
+    /// Hands a new pipe to the pattern and wakes the owner; this socket's ZMQ_CONFLATE
+    /// applies to both of the pipe's queues.
     pub(crate) fn attach_pipe(&self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>) -> bool {
+        self.attach(pipe, meta, true)
+    }
+
+    /// Like [`attach_pipe`](Self::attach_pipe) for the bound end of an inproc pipe: the
+    /// connecting socket's ZMQ_CONFLATE governs both queues and this socket's is ignored,
+    /// as in libzmq (a conflating PULL bound on inproc keeps every message there).
+    pub(crate) fn attach_bound_inproc_pipe(&self, pipe: Arc<Pipe>, meta: &PeerMeta) -> bool {
+        self.attach(pipe, Some(meta), false)
+    }
+
+    fn attach(&self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>, own_conflate: bool) -> bool {
         let mut st = self.lock();
         if st.closed {
             drop(st);
@@ -113,7 +125,8 @@ impl SocketShared {
         pipe.inq.set_reader(Waker::Socket(self.signal.clone()));
         pipe.out.set_writer(Waker::Socket(self.signal.clone()));
         // ZMQ_CONFLATE applies to these socket types only (as in libzmq).
-        if st.opts.conflate
+        if own_conflate
+            && st.opts.conflate
             && matches!(
                 self.kind,
                 SocketType::Dealer

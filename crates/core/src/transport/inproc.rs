@@ -58,7 +58,7 @@ pub(crate) fn bind(sock: &Arc<SocketShared>, name: &str) -> Result<()> {
         p.pipe
             .out
             .set_hwm(sum_hwm(opts.sndhwm as usize, p.connector_rcvhwm));
-        sock.attach_pipe(p.pipe, Some(&p.meta));
+        sock.attach_bound_inproc_pipe(p.pipe, &p.meta);
     }
     Ok(())
 }
@@ -107,7 +107,7 @@ pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
                 routing_id: Some(theirs.routing_id.clone()).filter(|r| !r.is_empty()),
                 connect_routing_id: my.connect_routing_id.clone(),
             };
-            peer.attach_pipe(their_end, Some(&my_meta));
+            peer.attach_bound_inproc_pipe(their_end, &my_meta);
             sock.attach_pipe(mine, Some(&peer_meta));
             Ok(id)
         }
