@@ -6,8 +6,10 @@
 #   zmq_msg_t layout) through its unit tests, and on the core crate (eventfd, poll,
 #   sigmask, getifaddrs, setsockopt, the ring and pool under real threads) through its
 #   unit tests and the semantics, hostile-peer and caller-driven I/O (assist) suites
-#   (the latter reads large bodies into spare capacity: `Stream::read_append`).
-# Needs the nightly toolchain (Miri, -Zsanitizer); fails, never skips, without it.
+#   (the latter reads large bodies into spare capacity: `Stream::read_append`);
+# - ThreadSanitizer on the same suites plus the pattern and option suites (data races
+#   between the application threads, the reactor and the rings).
+# Needs the nightly toolchain (Miri, -Zsanitizer, rust-src for -Zbuild-std); fails, never skips, without it.
 # Prints "sanitize: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +26,13 @@ fi
 if ! cargo +nightly miri --version >/dev/null 2>&1; then
     rustup component add miri rust-src --toolchain nightly >&2 || {
         echo "sanitize: could not install Miri for the nightly toolchain" >&2
+        echo "sanitize: 0 passed, 1 failed"
+        exit 1
+    }
+fi
+if ! rustup component list --toolchain nightly --installed 2>/dev/null | grep -q '^rust-src'; then
+    rustup component add rust-src --toolchain nightly >&2 || {
+        echo "sanitize: could not install rust-src (needed by -Zbuild-std) for nightly" >&2
         echo "sanitize: 0 passed, 1 failed"
         exit 1
     }
@@ -54,9 +63,27 @@ run() {
 }
 run -p ferromq-capi --lib
 run -p ferromq --lib --test semantics --test hostile --test assist
+# ThreadSanitizer: the C ABI's and the core's unit tests, the pattern suite (every socket
+# pattern across threads over inproc, tcp and ipc), and the semantics, hostile-peer,
+# caller-driven I/O and option suites (application threads against the reactor). The standard library is rebuilt instrumented (-Zbuild-std, rust-src):
+# TSan cannot see the synchronisation inside an uninstrumented std and would report
+# races that are not there.
+tsan() {
+    echo "== tsan: cargo test $*"
+    set +e
+    RUSTFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR="${CARGO_TARGET_DIR_TSAN:-target/tsan}" \
+        TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}" \
+        cargo +nightly test -Zbuild-std --release --target "$target" "$@" 2>&1 | tee -a "$log" |
+        grep -E "^test result|WARNING: ThreadSanitizer|^SUMMARY|^error"
+    local rc=${PIPESTATUS[0]}
+    set -e
+    [ "$rc" -eq 0 ] || status=1
+}
+tsan -p ferromq-capi --lib
+tsan -p ferromq --lib --test patterns --test semantics --test hostile --test assist --test options
 passed=$(grep -Eo '^test result: [a-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
-if grep -q "ERROR: AddressSanitizer" "$log"; then
+if grep -qE "ERROR: AddressSanitizer|WARNING: ThreadSanitizer" "$log"; then
     status=1
     failed=$((failed + 1))
 fi
