@@ -180,6 +180,21 @@ seeds["setsockopt"] = {
     "arbitrary": b"\x03" + b"\x80\x7f\xff\xff\xff\x01x" + b"\x80\x80\x00\x00\x00\x00",
 }
 
+def cstr(b):
+    return bytes([len(b)]) + b
+# capi: [socket type] then [op] [arguments] (see fuzz_targets/capi.rs).
+seeds["capi"] = {
+    "setget": b"\x05" + b"\x00\x17\x00\x04" + struct.pack("<i", 10) + b"\x01\x17\x04",
+    "strings": b"\x06" + b"\x01\x20\x40" + b"\x00\x2d\x00" + cstr(b"admin") + b"\x01\x2d\x10",
+    "ctx": b"\x00" + b"\x02\x01\x00\x00\x00\x04" + b"\x03\x05\x04" + struct.pack("<i", 1024) + b"\x04",
+    "z85": b"\x01" + b"\x04" + cstr(b"\x86\x4f\xd2\x6f\xb5\x59\xf7\x5b") + cstr(b"HelloWorld"),
+    "curve": b"\x02" + b"\x05" + cstr(b"JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh6"),
+    "msg": b"\x03" + b"\x06\x03\x01" + cstr(b"Socket-Type"),
+    "monitor": b"\x07" + b"\x07\x00\x00\xff\xff" + cstr(b"inproc://monitor"),
+    "socket": b"\x08" + b"\x08\x00\x00\x00\x0c" + cstr(b"curve"),
+    "null": b"\x09" + b"\x09\x11\x04\x00\x00\x00\x00",
+}
+
 for target, files in seeds.items():
     d = os.path.join(ROOT, target)
     os.makedirs(d, exist_ok=True)

@@ -32,12 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let mut ops = 0;
     while !input.is_empty() && ops < 16 {
         ops += 1;
-        let sel = input.byte();
-        let opt = if sel < 0x80 {
-            i32::from(sel)
-        } else {
-            i32::from_be_bytes([input.byte(), input.byte(), input.byte(), input.byte()])
-        };
+        let opt = input.option_number();
         let value = input.short_bytes();
         let set = sock.set_option(opt, value);
         let got = sock.get_option(opt);

@@ -64,6 +64,16 @@ impl<'a> Input<'a> {
         self.data = rest;
         head
     }
+    /// A socket or context option number: a byte below 0x80 is the number itself
+    /// (covering every libzmq option), otherwise 4 more bytes give an arbitrary i32.
+    pub fn option_number(&mut self) -> i32 {
+        let sel = self.byte();
+        if sel < 0x80 {
+            i32::from(sel)
+        } else {
+            i32::from_be_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
+        }
+    }
     /// A length byte followed by that many bytes.
     pub fn short_bytes(&mut self) -> &'a [u8] {
         let n = usize::from(self.byte());
