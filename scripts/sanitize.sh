@@ -9,7 +9,8 @@
 #   (the latter reads large bodies into spare capacity: `Stream::read_append`);
 # - ThreadSanitizer on the same suites plus the pattern and option suites (data races
 #   between the application threads, the reactor and the rings).
-# Needs the nightly toolchain (Miri, -Zsanitizer, rust-src for -Zbuild-std); fails, never skips, without it.
+# Needs the nightly toolchain (Miri, -Zsanitizer, rust-src for -Zbuild-std); fails, never
+# skips, without it.
 # Prints "sanitize: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,9 +66,9 @@ run -p ferromq-capi --lib
 run -p ferromq --lib --test semantics --test hostile --test assist
 # ThreadSanitizer: the C ABI's and the core's unit tests, the pattern suite (every socket
 # pattern across threads over inproc, tcp and ipc), and the semantics, hostile-peer,
-# caller-driven I/O and option suites (application threads against the reactor). The standard library is rebuilt instrumented (-Zbuild-std, rust-src):
-# TSan cannot see the synchronisation inside an uninstrumented std and would report
-# races that are not there.
+# caller-driven I/O and option suites (application threads against the reactor). The
+# standard library is rebuilt instrumented (-Zbuild-std, rust-src): TSan cannot see the
+# synchronisation inside an uninstrumented std and would report races that are not there.
 tsan() {
     echo "== tsan: cargo test $*"
     set +e

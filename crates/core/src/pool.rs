@@ -161,13 +161,13 @@ unsafe fn release(b: NonNull<Header>, n: usize) {
     // SAFETY: b is alive while we hold references (caller contract).
     let prev = unsafe { b.as_ref() }.refs.fetch_sub(n, Ordering::Release);
     if prev == n {
+        // SAFETY: that was the last reference, so we own the block (still allocated).
+        let header = unsafe { b.as_ref() };
         // Acquire: every other holder's use of the block happens-before the free. A load
         // rather than a fence (as std's Arc under ThreadSanitizer): TSan does not model
         // fences, and on x86 both cost nothing.
-        // SAFETY: that was the last reference, so we own the (still allocated) block.
-        let _ = unsafe { b.as_ref() }.refs.load(Ordering::Acquire);
-        // SAFETY: that was the last reference, so we own the block.
-        let size = unsafe { b.as_ref() }.size;
+        let _ = header.refs.load(Ordering::Acquire);
+        let size = header.size;
         let mut list = free_list(size).lock().unwrap_or_else(|e| e.into_inner());
         if list.len() < FREE_KEEP {
             list.push(FreeBlock(b));
