@@ -1,7 +1,7 @@
 //! tcp and ipc behind one type, so connection code is transport-agnostic.
 
 use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::fd::{AsRawFd, RawFd};
 
 /// A connected byte stream.
@@ -35,18 +35,40 @@ impl Stream {
         Ok(n)
     }
 
+    /// Writes with MSG_NOSIGNAL, as every write here: application threads write to
+    /// connections too (caller-driven I/O), and in a C program SIGPIPE still terminates
+    /// the process; a peer that has gone must give EPIPE, not a signal.
     pub(crate) fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
+        // SAFETY: our own open descriptor; `buf` is readable for its length.
+        let n = unsafe {
+            libc::send(
+                self.as_raw_fd(),
+                buf.as_ptr().cast(),
+                buf.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
         }
+        Ok(n as usize)
     }
 
+    /// `writev` as `sendmsg` with MSG_NOSIGNAL (see `write`); at most IOV_MAX pieces.
     pub(crate) fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write_vectored(bufs),
-            Stream::Unix(s) => s.write_vectored(bufs),
+        const IOV_MAX: usize = 1024;
+        // SAFETY: an all-zero msghdr is valid (no address, no control data).
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        // IoSlice is ABI-compatible with iovec on Unix (std guarantees it); sendmsg only
+        // reads through the pointer.
+        msg.msg_iov = bufs.as_ptr() as *mut libc::iovec;
+        msg.msg_iovlen = bufs.len().min(IOV_MAX);
+        // SAFETY: our own open descriptor; msg points to msg_iovlen valid iovecs.
+        let n = unsafe { libc::sendmsg(self.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
         }
+        Ok(n as usize)
     }
 
     pub(crate) fn source(&mut self) -> &mut dyn mio::event::Source {
@@ -156,6 +178,86 @@ impl Drop for Listener {
             if !path.is_empty() {
                 let _ = std::fs::remove_file(path.as_str());
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::IoSlice;
+
+    /// Blocks SIGPIPE in this thread (so a raised one stays pending instead of being
+    /// discarded or killing the process) and returns whether one is pending, consuming it.
+    fn sigpipe_pending() -> bool {
+        // SAFETY: plain signal-set manipulation on local sets; sigtimedwait with a zero
+        // timeout only takes a SIGPIPE that is already pending for this thread.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGPIPE);
+            let mut pending: libc::sigset_t = std::mem::zeroed();
+            libc::sigpending(&mut pending);
+            let raised = libc::sigismember(&pending, libc::SIGPIPE) == 1;
+            if raised {
+                let zero = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                libc::sigtimedwait(&set, std::ptr::null_mut(), &zero);
+            }
+            raised
+        }
+    }
+
+    fn block_sigpipe() {
+        // SAFETY: changes only this thread's signal mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGPIPE);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        }
+    }
+
+    /// A Unix and a tcp stream whose peers have closed.
+    fn closed_pairs() -> Vec<Stream> {
+        let (a, b) = mio::net::UnixStream::pair().unwrap();
+        drop(b);
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = std::net::TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        drop(l.accept().unwrap());
+        vec![
+            Stream::Unix(a),
+            Stream::Tcp(mio::net::TcpStream::from_std(c)),
+        ]
+    }
+
+    /// Application threads write to connections too (caller-driven I/O), and a C program
+    /// keeps SIGPIPE's default action (terminate): a write into a connection whose peer
+    /// has gone must fail with an error, never raise SIGPIPE (libzmq's threads never do).
+    #[test]
+    fn writes_to_a_closed_peer_raise_no_sigpipe() {
+        block_sigpipe();
+        assert!(!sigpipe_pending());
+        for mut s in closed_pairs() {
+            let unix = matches!(s, Stream::Unix(_));
+            // Over tcp the first writes may still succeed (the peer's RST answers them).
+            let mut failed = false;
+            for _ in 0..1000 {
+                if s.write(b"hello").is_err() {
+                    failed = true;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            assert!(failed, "unix {unix}: writes kept succeeding");
+            assert!(!sigpipe_pending(), "unix {unix}: write raised SIGPIPE");
+            let bufs = [IoSlice::new(b"a"), IoSlice::new(b"b")];
+            let r = s.write_vectored(&bufs);
+            assert!(r.is_err(), "unix {unix}: writev succeeded");
+            let raised = sigpipe_pending();
+            assert!(!raised, "unix {unix}: write_vectored raised SIGPIPE");
         }
     }
 }
