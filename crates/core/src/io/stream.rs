@@ -4,6 +4,15 @@ use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, RawFd};
 
+/// A byte-count syscall result: the count, or the thread's errno as an error.
+fn byte_count(n: isize) -> io::Result<usize> {
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
 /// A connected byte stream.
 pub(crate) enum Stream {
     Tcp(TcpStream),
@@ -25,11 +34,8 @@ impl Stream {
         let max = max.min(spare.len());
         // SAFETY: `spare` is `max` (or more) writable bytes owned by `v`, and `recv` on our
         // own open, non-blocking descriptor writes at most `max` of them.
-        let n = unsafe { libc::recv(self.as_raw_fd(), spare.as_mut_ptr().cast(), max, 0) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let n = n as usize;
+        let n =
+            byte_count(unsafe { libc::recv(self.as_raw_fd(), spare.as_mut_ptr().cast(), max, 0) })?;
         // SAFETY: the kernel initialised the first `n` bytes of the spare capacity.
         unsafe { v.set_len(v.len() + n) };
         Ok(n)
@@ -40,18 +46,14 @@ impl Stream {
     /// the process; a peer that has gone must give EPIPE, not a signal.
     pub(crate) fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         // SAFETY: our own open descriptor; `buf` is readable for its length.
-        let n = unsafe {
+        byte_count(unsafe {
             libc::send(
                 self.as_raw_fd(),
                 buf.as_ptr().cast(),
                 buf.len(),
                 libc::MSG_NOSIGNAL,
             )
-        };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(n as usize)
+        })
     }
 
     /// `writev` as `sendmsg` with MSG_NOSIGNAL (see `write`); at most IOV_MAX pieces.
@@ -64,11 +66,7 @@ impl Stream {
         msg.msg_iov = bufs.as_ptr() as *mut libc::iovec;
         msg.msg_iovlen = bufs.len().min(IOV_MAX);
         // SAFETY: our own open descriptor; msg points to msg_iovlen valid iovecs.
-        let n = unsafe { libc::sendmsg(self.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(n as usize)
+        byte_count(unsafe { libc::sendmsg(self.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) })
     }
 
     pub(crate) fn source(&mut self) -> &mut dyn mio::event::Source {
