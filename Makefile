@@ -14,10 +14,10 @@ setup:
 
 ## dist: dist/lib/libzmq.so.5 (+ libzmq.so), dist/include/zmq.h, dist/lib/pkgconfig/libzmq.pc
 dist:
-	$(CARGO) build --release -p ferromq-capi
+	$(CARGO) build --profile dist -p ferromq-capi
 	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include
 	# Copy then rename: programs still running on the old library keep their mapping.
-	cp target/release/libzmq.so $(PREFIX)/lib/.libzmq.so.5.tmp
+	cp target/dist/libzmq.so $(PREFIX)/lib/.libzmq.so.5.tmp
 	mv -f $(PREFIX)/lib/.libzmq.so.5.tmp $(PREFIX)/lib/libzmq.so.5
 	ln -sf libzmq.so.5 $(PREFIX)/lib/libzmq.so
 	cp include/zmq.h $(PREFIX)/include/zmq.h

@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::io::ReactorShared;
 use crate::signal::{Signal, Wait};
 use crate::socket::{Socket, SocketShared};
+use crate::spsc::Padded;
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,8 +46,11 @@ pub(crate) struct CtxState {
 
 pub(crate) struct CtxShared {
     state: Mutex<CtxState>,
-    /// Mirror of `CtxState::terminating`, read on every send/recv without the lock.
-    terminating: AtomicBool,
+    /// Mirror of `CtxState::terminating`, read on every send/recv without the lock. On a
+    /// cache line of its own: read per frame by every application thread, it must not
+    /// share one with whatever the allocator put next to the context (an I/O-thread
+    /// counter there made this load a miss on every send).
+    terminating: Padded<AtomicBool>,
     /// Notified when a socket closes (term waits on it, interruptibly).
     closed_signal: Signal,
     reactor: OnceLock<Arc<ReactorShared>>,
@@ -114,7 +118,7 @@ impl Context {
                     priority: -1,
                     sched_policy: -1,
                 }),
-                terminating: AtomicBool::new(false),
+                terminating: Padded(AtomicBool::new(false)),
                 closed_signal: Signal::new().expect("eventfd for the context"),
                 reactor: OnceLock::new(),
             }),
