@@ -14,7 +14,7 @@
 //  * receive spin: a receive()/next()/receiveMany() that finds nothing keeps trying in the
 //    native call for up to `receiveSpin` µs before it waits on the event loop (SpinPolicy
 //    below), as libzmq's blocking zmq_recv does in ferromq: a reply due within a few µs is
-//    taken without a poll wake-up, which costs 20-30 µs on a virtual machine.
+//    taken without an event-loop wake-up, which costs 50-60 µs on a virtual machine.
 
 const path = require('path')
 const native = require(process.env.FERROMQ_NODE_ADDON ||
@@ -29,10 +29,16 @@ const LISTENER_BATCH = 4096     // messages per native receive for on('messages'
 const BYTE_BUDGET = 1 << 20     // bytes copied per native receive (big frames not counted)
 const SERVICE_BUDGET = 65536    // messages per wake before yielding to the event loop
 const RESOLVED = Promise.resolve()
-// receiveSpin default, µs: FERROMQ_SPIN_US as for the core library's blocking waits, else 50.
+// receiveSpin default, µs: FERROMQ_NODE_SPIN_US, else 200 (0 when FERROMQ_SPIN_US=0, the
+// core library's switch). More than one event-loop wake-up (50-60 µs on a VM), so that in a
+// request/reply pair one side's spin outlasts the other's wake-up and the pair falls back
+// into step. With 50 µs (the core's budget, which only has to outlast a kernel wake-up)
+// REQ/REP pairs stayed with both sides waiting on the event loop in half the runs: 57-65 µs
+// one-way instead of 13 (docs/results/2026-11-25-node-spin.md).
 const SPIN_US = (() => {
-  const n = Number.parseInt(process.env.FERROMQ_SPIN_US, 10)
-  return Number.isInteger(n) && n >= 0 ? n : 50
+  const n = Number.parseInt(process.env.FERROMQ_NODE_SPIN_US, 10)
+  if (Number.isInteger(n) && n >= 0) return n
+  return process.env.FERROMQ_SPIN_US === '0' ? 0 : 200
 })()
 const MAX_BACKOFF = 10          // after repeated failed spins, one probe per 2^10 waits
 

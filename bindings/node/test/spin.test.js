@@ -8,12 +8,14 @@ const { Worker } = require('node:worker_threads')
 const zmq = require('..')
 const { bound, within } = require('./helpers')
 
-test('receiveSpin is an option in µs: default 50 (or FERROMQ_SPIN_US), 0 turns it off', () => {
-  const env = Number.parseInt(process.env.FERROMQ_SPIN_US, 10)
+test('receiveSpin is an option in µs: default 200 (FERROMQ_NODE_SPIN_US; off with FERROMQ_SPIN_US=0)', () => {
+  const env = Number.parseInt(process.env.FERROMQ_NODE_SPIN_US, 10)
+  const expected = Number.isInteger(env) && env >= 0 ? env
+    : process.env.FERROMQ_SPIN_US === '0' ? 0 : 200
   const s = new zmq.Pull()
   const t = new zmq.Pull({ receiveSpin: 0 })
   try {
-    assert.equal(s.receiveSpin, Number.isInteger(env) && env >= 0 ? env : 50)
+    assert.equal(s.receiveSpin, expected)
     assert.equal(t.receiveSpin, 0)
     s.receiveSpin = 7
     assert.equal(s.receiveSpin, 7)
