@@ -91,14 +91,15 @@ NOISY_CV = 0.10
 
 # Message counts.  Full mode: throughput moves ~256 MiB per run (1M messages
 # at most, 2000 at least), latency does up to 20k round trips.  Quick mode:
-# throughput / 100 but at least 1000 messages (fewer would let the sender
+# throughput / 10 but at least 1000 messages (fewer would let the sender
 # queue everything before the receiver wakes up: see DRAIN_FRACTION),
-# latency / 20 (so p99.9 still means something).
+# latency / 10 (so p99.9 still means something).  At / 100 a 64 B cell lasted
+# 2-5 ms and swung 10x for both libraries, so the main job's tables misled.
 THR_BYTES_FULL = 1 << 28
 THR_MAX_FULL, THR_MIN_FULL = 1_000_000, 2_000
 LAT_BYTES_FULL = 1 << 28
 LAT_MAX_FULL, LAT_MIN_FULL = 20_000, 2_000
-QUICK_THR_DIV, QUICK_LAT_DIV = 100, 20
+QUICK_THR_DIV, QUICK_LAT_DIV = 10, 10
 QUICK_THR_MIN = 1000
 # An inproc throughput run whose sender had already queued more than this
 # fraction of the messages when the receiver got the first one measured

@@ -124,11 +124,12 @@ def test_quick_plan_covers_the_reduced_matrix():
     assert len(ids) == len(plan)  # ids are unique
 
 
-def test_quick_counts_are_about_100x_smaller_than_full():
+def test_quick_counts_are_about_10x_smaller_than_full():
     for s in run.FULL_SIZES:
         full, quick = run.thr_count(s, False), run.thr_count(s, True)
-        assert quick == max(run.QUICK_THR_MIN, full // 100)
-    assert run.thr_count(64, True) == 10_000
+        assert quick == max(run.QUICK_THR_MIN, full // 10)
+    assert run.thr_count(64, True) == 100_000
+    assert run.lat_count(64, True) == 2000
     assert run.thr_count(65536, True) == 1000   # floor against drain artefacts
     assert run.thr_count(64, False) == 1_000_000
     assert run.thr_count(262144, False) == 2000
