@@ -53,15 +53,20 @@ export RUSTFLAGS="-Zsanitizer=address"
 # quarantine of freed blocks would count against it.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=4}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_ASAN:-target/asan}"
-run() {
-    echo "== asan: cargo test $*"
+# cargo test under a sanitizer: $1 = label, $2 = the sanitizer's report line, then cargo's
+# arguments. The sanitizer and its target directory come from the environment.
+sanitized() {
+    local label=$1 report=$2
+    shift 2
+    echo "== $label: cargo test $*"
     set +e
     cargo +nightly test --release --target "$target" "$@" 2>&1 | tee -a "$log" |
-        grep -E "^test result|ERROR: AddressSanitizer|^SUMMARY|^error"
+        grep -E "^test result|$report|^SUMMARY|^error"
     local rc=${PIPESTATUS[0]}
     set -e
     [ "$rc" -eq 0 ] || status=1
 }
+run() { sanitized asan "ERROR: AddressSanitizer" "$@"; }
 run -p ferromq-capi --lib
 run -p ferromq --lib --test semantics --test hostile --test assist
 # ThreadSanitizer: the C ABI's and the core's unit tests, the pattern suite (every socket
@@ -70,15 +75,9 @@ run -p ferromq --lib --test semantics --test hostile --test assist
 # standard library is rebuilt instrumented (-Zbuild-std, rust-src): TSan cannot see the
 # synchronisation inside an uninstrumented std and would report races that are not there.
 tsan() {
-    echo "== tsan: cargo test $*"
-    set +e
     RUSTFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR="${CARGO_TARGET_DIR_TSAN:-target/tsan}" \
         TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}" \
-        cargo +nightly test -Zbuild-std --release --target "$target" "$@" 2>&1 | tee -a "$log" |
-        grep -E "^test result|WARNING: ThreadSanitizer|^SUMMARY|^error"
-    local rc=${PIPESTATUS[0]}
-    set -e
-    [ "$rc" -eq 0 ] || status=1
+        sanitized tsan "WARNING: ThreadSanitizer" -Zbuild-std "$@"
 }
 tsan -p ferromq-capi --lib
 tsan -p ferromq --lib --test patterns --test semantics --test hostile --test assist --test options
