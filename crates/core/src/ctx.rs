@@ -48,8 +48,8 @@ pub(crate) struct CtxShared {
     state: Mutex<CtxState>,
     /// Mirror of `CtxState::terminating`, read on every send/recv without the lock. On a
     /// cache line of its own: read per frame by every application thread, it must not
-    /// share one with whatever the allocator put next to the context (an I/O-thread
-    /// counter there made this load a miss on every send).
+    /// share one with whatever the allocator put next to the context (unpadded, this
+    /// load missed the cache on most sends and receives: perf annotate, 2026-11-25).
     terminating: Padded<AtomicBool>,
     /// Notified when a socket closes (term waits on it, interruptibly).
     closed_signal: Signal,
