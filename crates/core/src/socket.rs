@@ -262,6 +262,29 @@ impl Socket {
     /// SNDTIMEO, `Terminated`, `State`, `NotSupported`, `HostUnreachable`, `Interrupted`).
     pub fn send_msg(&self, mut msg: Msg, flags: i32) -> std::result::Result<(), (Error, Msg)> {
         msg.set_more(flags & SNDMORE != 0);
+        // First try apart from the waiting loop, so that a send with room sets none of the
+        // loop's state up (callgrind: fewer instructions per frame at 64 B).
+        {
+            let mut st = self.inner.lock();
+            if !st.closed && !self.inner.ctx.is_terminating() {
+                let more = msg.more();
+                match st.pattern.send(msg) {
+                    Ok(()) => {
+                        st.sending_more = more;
+                        return Ok(());
+                    }
+                    Err((Error::Again, m)) => msg = m,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        self.send_msg_wait(msg, flags)
+    }
+
+    /// `send_msg` once the first try found no room (or the socket closed): retries until
+    /// the frame goes, the deadline passes or the socket fails.
+    #[inline(never)]
+    fn send_msg_wait(&self, mut msg: Msg, flags: i32) -> std::result::Result<(), (Error, Msg)> {
         let sig = &self.inner.signal;
         let mut deadline: Option<Option<Instant>> = None;
         loop {
@@ -321,6 +344,28 @@ impl Socket {
 
     /// `recv_msg` with an optional deadline that replaces RCVTIMEO.
     fn recv_msg_until(&self, flags: i32, until: Option<Instant>) -> Result<Msg> {
+        // First try apart from the waiting loop, as in `send_msg`: a queued frame is taken
+        // without setting up the loop's state (connection list, self-served set, deadline).
+        {
+            let mut st = self.inner.lock();
+            if !st.closed && !self.inner.ctx.is_terminating() {
+                match st.pattern.recv() {
+                    Ok(m) => {
+                        st.rcvmore = m.more();
+                        return Ok(m);
+                    }
+                    Err(Error::Again) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        self.recv_msg_wait(flags, until)
+    }
+
+    /// `recv_msg_until` once the first try found nothing (or the socket closed): reads the
+    /// connections, spins, sleeps, retries.
+    #[inline(never)]
+    fn recv_msg_wait(&self, flags: i32, until: Option<Instant>) -> Result<Msg> {
         let sig = &self.inner.signal;
         let mut deadline: Option<Option<Instant>> = None;
         let mut sources = Vec::new();
