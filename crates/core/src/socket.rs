@@ -263,7 +263,9 @@ impl Socket {
     pub fn send_msg(&self, mut msg: Msg, flags: i32) -> std::result::Result<(), (Error, Msg)> {
         msg.set_more(flags & SNDMORE != 0);
         // First try apart from the waiting loop, so that a send with room sets none of the
-        // loop's state up (callgrind: fewer instructions per frame at 64 B).
+        // loop's state up (callgrind: fewer instructions per frame at 64 B). It repeats the
+        // loop's first lines by hand: a shared helper returning an enum cost 7 % more
+        // instructions per message and a larger frame again.
         {
             let mut st = self.inner.lock();
             if !st.closed && !self.inner.ctx.is_terminating() {
