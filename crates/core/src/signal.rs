@@ -48,6 +48,10 @@ const NO_YIELD_SPINS: u32 = 1024;
 /// quiet host yields rarely last that long. At 1 budget the guard also fired on a quiet
 /// host and cost REQ/REP 64 B p99 there (tcp 24 -> 35 µs, ipc 17 -> 35).
 const STARVED_YIELD_FACTOR: u64 = 20;
+/// A yield that lasted this long let another thread of ours run on this core; if the change
+/// we spin for is there right after it, the peer shares our core (see
+/// [`SpinPolicy::yielded`]). A yield with nothing else to run returns well below this.
+const SHARED_CORE_YIELD_NS: u64 = 1_500;
 
 /// When to spin before sleeping: the owner thread's adaptive policy (see
 /// [`Signal::block`]). It is plain state updated from durations, so it is tested without
@@ -71,6 +75,9 @@ pub(crate) struct SpinPolicy {
     skip: u32,
     /// Spins still to come that must not yield.
     no_yield: u32,
+    /// The peer seems to run on this thread's core: spins yield at once instead of after
+    /// `YIELD_EVERY_NS` (each wait would otherwise spin that long before the peer can answer).
+    yield_at_once: bool,
 }
 
 impl Default for SpinPolicy {
@@ -88,6 +95,24 @@ impl SpinPolicy {
             backoff: 0,
             skip: 0,
             no_yield: 0,
+            yield_at_once: false,
+        }
+    }
+
+    /// A yield during a spin took `took_ns`, and the change was (`changed`) or was not there
+    /// after it. A long yield followed by the change: the peer ran on this core and answered,
+    /// so later spins yield at once. A short one (nobody else wanted the core) or one
+    /// without the change: the usual spin.
+    pub(crate) fn yielded(&mut self, took_ns: u64, changed: bool) {
+        self.yield_at_once = changed && took_ns >= SHARED_CORE_YIELD_NS;
+    }
+
+    /// How far into a spin its first yield comes, in ns.
+    pub(crate) fn first_yield_ns(&self) -> u64 {
+        if self.yield_at_once {
+            0
+        } else {
+            YIELD_EVERY_NS
         }
     }
 
@@ -255,7 +280,7 @@ impl Signal {
         if budget > 0 {
             let permitted = policy.take_yield_permit();
             let mut may_yield = permitted;
-            let caught = self.spin_for(seen, budget, io, &mut may_yield);
+            let caught = self.spin_for(seen, budget, io, &mut may_yield, &mut policy);
             if permitted && !may_yield {
                 policy.yield_starved();
             }
@@ -281,9 +306,10 @@ impl Signal {
         budget_ns: u32,
         io: &mut dyn SelfServe,
         may_yield: &mut bool,
+        policy: &mut SpinPolicy,
     ) -> bool {
         let start = Instant::now();
-        let mut next_yield = YIELD_EVERY_NS;
+        let mut next_yield = policy.first_yield_ns();
         loop {
             io.pull();
             for _ in 0..32 {
@@ -305,6 +331,7 @@ impl Signal {
                 if back - spun > STARVED_YIELD_FACTOR * budget_ns as u64 {
                     *may_yield = false;
                 }
+                policy.yielded(back - spun, self.generation.load(Ordering::Relaxed) != seen);
                 next_yield = spun + YIELD_EVERY_NS;
             }
         }
@@ -460,6 +487,24 @@ mod tests {
         s.rearm();
         assert!(!readable(s.fd()));
         assert_eq!(s.fd_pending.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_long_yield_that_brought_the_change_makes_spins_yield_at_once() {
+        let mut p = SpinPolicy::with_max(SPIN_MAX_NS);
+        assert_eq!(p.first_yield_ns(), YIELD_EVERY_NS);
+        p.yielded(SHARED_CORE_YIELD_NS, true);
+        assert_eq!(p.first_yield_ns(), 0);
+        // Still sharing: stays at once.
+        p.yielded(4 * SHARED_CORE_YIELD_NS, true);
+        assert_eq!(p.first_yield_ns(), 0);
+        // A quick yield: nobody else wanted the core (the threads were moved apart).
+        p.yielded(SHARED_CORE_YIELD_NS - 1, true);
+        assert_eq!(p.first_yield_ns(), YIELD_EVERY_NS);
+        // Someone else ran, but the change did not come of it: not the peer.
+        p.yielded(SHARED_CORE_YIELD_NS, true);
+        p.yielded(10 * SHARED_CORE_YIELD_NS, false);
+        assert_eq!(p.first_yield_ns(), YIELD_EVERY_NS);
     }
 
     #[test]
