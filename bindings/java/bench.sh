@@ -36,7 +36,7 @@ set -e
 # Results may be published: paths inside the repository relative to its root.
 [ -f "$JSON" ] && sed -i "s|$ROOT/||g" "$JSON"
 
-python3 - "$JSON" "$OUT/summary-$STAMP.md" "$FERRO" "$LIBZMQ" "${SIZES:-64,1500,65536}" "${HWMS:-default,0}" <<'PY'
+python3 - "$JSON" "$OUT/summary-$STAMP.md" "${FERRO#"$ROOT"/}" "$LIBZMQ" "${SIZES:-64,1500,65536}" "${HWMS:-default,0}" <<'PY'
 import json, os, sys
 src, dst, ferro, libzmq, sizes, hwms = sys.argv[1:7]
 rows = {}
