@@ -277,17 +277,9 @@ impl Signal {
     ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
         let budget = policy.budget_ns();
-        if budget > 0 {
-            let permitted = policy.take_yield_permit();
-            let mut may_yield = permitted;
-            let caught = self.spin_for(seen, budget, io, &mut may_yield, &mut policy);
-            if permitted && !may_yield {
-                policy.yield_starved();
-            }
-            if caught {
-                policy.spin_caught();
-                return Wait::Changed;
-            }
+        if budget > 0 && self.spin_for(seen, budget, io, &mut policy) {
+            policy.spin_caught();
+            return Wait::Changed;
         }
         let start = Instant::now();
         let result = self.wait_io(seen, deadline, io);
@@ -298,17 +290,18 @@ impl Signal {
     }
 
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
-    /// Yields now and then while `may_yield`; clears it when a yield lasts
-    /// `STARVED_YIELD_FACTOR` budgets.
+    /// Yields now and then if the policy permits; a yield that lasts `STARVED_YIELD_FACTOR`
+    /// budgets ends the yields and is reported to the policy, and every yield's length
+    /// tells the policy whether the peer shares this core.
     fn spin_for(
         &self,
         seen: u64,
         budget_ns: u32,
         io: &mut dyn SelfServe,
-        may_yield: &mut bool,
         policy: &mut SpinPolicy,
     ) -> bool {
         let start = Instant::now();
+        let mut may_yield = policy.take_yield_permit();
         let mut next_yield = policy.first_yield_ns();
         loop {
             io.pull();
@@ -323,13 +316,14 @@ impl Signal {
             if spun >= budget_ns as u64 {
                 return false;
             }
-            if *may_yield && spun >= next_yield {
+            if may_yield && spun >= next_yield {
                 // Let a thread waiting for this core run (the one we wait for, when
                 // there are more busy threads than cores); returns at once otherwise.
                 std::thread::yield_now();
                 let back = start.elapsed().as_nanos() as u64;
                 if back - spun > STARVED_YIELD_FACTOR * budget_ns as u64 {
-                    *may_yield = false;
+                    may_yield = false;
+                    policy.yield_starved();
                 }
                 policy.yielded(back - spun, self.generation.load(Ordering::Relaxed) != seen);
                 next_yield = spun + YIELD_EVERY_NS;
