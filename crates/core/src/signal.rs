@@ -175,11 +175,20 @@ pub(crate) const MAX_SELF_SERVED: usize = 4;
 /// Input a waiting thread fetches itself instead of being woken when another thread has
 /// fetched it (caller-driven I/O, `io::assist`).
 pub(crate) trait SelfServe {
-    /// Reads what is there (moving the generation if a message came of it).
+    /// Reads what is there (moving the generation if a message came of it), and writes
+    /// output waiting for room.
     fn pull(&mut self);
-    /// Descriptors whose readability should end a sleep (then `pull` runs): at most
+    /// Descriptors whose readiness should end a sleep (then `pull` runs): at most
     /// [`MAX_SELF_SERVED`], open for as long as `self` lives.
-    fn fds(&self) -> &[RawFd];
+    fn fds(&self) -> &[Watched];
+}
+
+/// A descriptor a sleeping thread serves itself: readable always, writable too when it
+/// holds output waiting for room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Watched {
+    pub(crate) fd: RawFd,
+    pub(crate) write: bool,
 }
 
 /// Nothing to fetch.
@@ -187,7 +196,7 @@ pub(crate) struct NoSelfServe;
 
 impl SelfServe for NoSelfServe {
     fn pull(&mut self) {}
-    fn fds(&self) -> &[RawFd] {
+    fn fds(&self) -> &[Watched] {
         &[]
     }
 }
@@ -367,10 +376,11 @@ impl Signal {
             };
             let fds = io.fds();
             let n = 1 + fds.len().min(MAX_SELF_SERVED);
-            for (pfd, &fd) in pfds[1..n].iter_mut().zip(fds) {
+            for (pfd, w) in pfds[1..n].iter_mut().zip(fds) {
+                let write = if w.write { libc::POLLOUT } else { 0 };
                 *pfd = libc::pollfd {
-                    fd,
-                    events: libc::POLLIN | libc::POLLRDHUP,
+                    fd: w.fd,
+                    events: libc::POLLIN | libc::POLLRDHUP | write,
                     revents: 0,
                 };
             }
@@ -493,14 +503,14 @@ mod tests {
     /// connection read by the waiting thread itself does.
     struct NotifyingPull<'a> {
         signal: &'a Signal,
-        fds: [RawFd; 1],
+        fds: [Watched; 1],
     }
 
     impl SelfServe for NotifyingPull<'_> {
         fn pull(&mut self) {
             self.signal.notify();
         }
-        fn fds(&self) -> &[RawFd] {
+        fn fds(&self) -> &[Watched] {
             &self.fds
         }
     }
@@ -519,7 +529,10 @@ mod tests {
         );
         let mut io = NotifyingPull {
             signal: &s,
-            fds: [ends[0]],
+            fds: [Watched {
+                fd: ends[0],
+                write: false,
+            }],
         };
         let seen = s.generation();
         assert_eq!(s.wait_io(seen, None, &mut io), Wait::Changed);

@@ -203,3 +203,38 @@ fn large_bodies_cross_tcp_and_ipc_intact_in_place() {
         ctx.term().unwrap();
     }
 }
+
+#[test]
+fn replies_larger_than_the_socket_buffer_complete_both_ways() {
+    // 1 MiB is more than a Unix socket's default send buffer (208 KiB) and than a fresh
+    // tcp one: every send leaves output waiting for room, which the waiting thread then
+    // writes itself while it polls for its reply. A write left to nobody stalls the pair
+    // (RCVTIMEO fails the test instead of hanging it).
+    for ep in ["tcp://127.0.0.1:*", "ipc://@ferromq-assist-room"] {
+        let ctx = Context::new();
+        let rep = sock(&ctx, SocketType::Rep);
+        rep.bind(ep).unwrap();
+        let ep = last_endpoint(&rep);
+        let req = sock(&ctx, SocketType::Req);
+        req.connect(&ep).unwrap();
+        for s in [&req, &rep] {
+            s.set_int(opt::RCVTIMEO, 5000).unwrap();
+        }
+        let echo = std::thread::spawn(move || {
+            for _ in 0..100 {
+                let m = rep.recv(0).unwrap();
+                rep.send(m.data(), 0).unwrap();
+            }
+            rep
+        });
+        for i in 0..100u32 {
+            let body: Vec<u8> = (0..1 << 20).map(|j: u32| (j ^ i) as u8).collect();
+            req.send(&body, 0).unwrap();
+            let back = req.recv(0).unwrap();
+            assert!(back.data() == &body[..], "round trip {i} over {ep}");
+        }
+        let rep = echo.join().unwrap();
+        drop((req, rep));
+        ctx.term().unwrap();
+    }
+}

@@ -18,8 +18,7 @@
 
 use super::conn::Conn;
 use super::reactor::ReactorShared;
-use crate::signal::{SelfServe, MAX_SELF_SERVED};
-use std::os::fd::RawFd;
+use crate::signal::{SelfServe, Watched, MAX_SELF_SERVED};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Instant;
@@ -95,28 +94,40 @@ impl ConnHandle {
         }
     }
 
-    /// The socket found nothing to receive: read the connection from this thread, unless
-    /// the I/O thread is busy with it. Returns whether this thread's claim (if it made
-    /// one) still holds; when the lock is busy it cannot tell and says yes.
-    pub(crate) fn pull(&self) -> bool {
+    /// The socket found nothing to receive: read the connection from this thread (and
+    /// write what waits for room, if this thread claimed it), unless the I/O thread is
+    /// busy with it.
+    pub(crate) fn pull(&self) -> Pulled {
         let Ok(mut conn) = self.conn.try_lock() else {
-            return true;
+            return Pulled::Busy;
         };
         let done = conn.pull_inline();
-        let claimed = conn.is_claimed();
+        let pulled = if conn.is_claimed() {
+            Pulled::Claimed {
+                write: conn.wants_write(),
+            }
+        } else {
+            Pulled::Unclaimed
+        };
         drop(conn);
         if !done {
             self.schedule();
         }
-        claimed
+        pulled
     }
 
     /// The socket is about to wait for input: take the descriptor off the I/O thread's
     /// poller so that data arriving while this thread waits (and reads it itself) does not
-    /// also wake the I/O thread. Returns the descriptor to wait on, or None if the
-    /// connection cannot be claimed now. Every claim must be ended with `unclaim`.
-    pub(crate) fn claim(&self) -> Option<RawFd> {
-        self.conn.try_lock().ok()?.claim()
+    /// also wake the I/O thread, and output still waiting for room is written by this
+    /// thread too. Returns what to wait on, or None if the connection cannot be claimed
+    /// now. Every claim must be ended with `unclaim`.
+    pub(crate) fn claim(&self) -> Option<Watched> {
+        let mut conn = self.conn.try_lock().ok()?;
+        let fd = conn.claim()?;
+        Some(Watched {
+            fd,
+            write: conn.wants_write(),
+        })
     }
 
     /// Gives the descriptor back to the I/O thread. Blocks on the connection's lock: call
@@ -126,75 +137,92 @@ impl ConnHandle {
     }
 }
 
+/// What [`ConnHandle::pull`] found.
+pub(crate) enum Pulled {
+    /// Another thread held the connection: nothing done, nothing learnt.
+    Busy,
+    /// Still claimed by this thread; `write`: output waits for room.
+    Claimed { write: bool },
+    /// Not claimed (any more): the I/O thread watches it.
+    Unclaimed,
+}
+
 /// The connections a receiving thread reads itself while it waits: each one it could
 /// claim is off the I/O thread's poller until this is dropped (dropping blocks briefly on
 /// each connection's lock: never do it while holding the socket's lock). Holding the
 /// handles keeps their descriptors open while a sleep polls them.
 pub(crate) struct Served {
     conns: [Option<Arc<ConnHandle>>; MAX_SELF_SERVED],
-    claimed: [bool; MAX_SELF_SERVED],
-    fds: [RawFd; MAX_SELF_SERVED],
-    nfds: usize,
+    /// What each claimed connection waits for (None: not claimed by this thread).
+    watched: [Option<Watched>; MAX_SELF_SERVED],
+    /// The `Some`s of `watched`, packed for the poll.
+    polls: [Watched; MAX_SELF_SERVED],
+    npolls: usize,
 }
 
 impl Served {
     /// Claims what it can of `sources` (at most [`MAX_SELF_SERVED`] are used).
     pub(crate) fn claim(sources: &[Weak<ConnHandle>]) -> Served {
+        let none = Watched {
+            fd: -1,
+            write: false,
+        };
         let mut s = Served {
             conns: Default::default(),
-            claimed: [false; MAX_SELF_SERVED],
-            fds: [-1; MAX_SELF_SERVED],
-            nfds: 0,
+            watched: [None; MAX_SELF_SERVED],
+            polls: [none; MAX_SELF_SERVED],
+            npolls: 0,
         };
         for (i, w) in sources.iter().take(MAX_SELF_SERVED).enumerate() {
             let Some(c) = w.upgrade() else { continue };
-            if let Some(fd) = c.claim() {
-                s.claimed[i] = true;
-                s.fds[s.nfds] = fd;
-                s.nfds += 1;
-            }
+            s.watched[i] = c.claim();
             s.conns[i] = Some(c);
         }
+        s.pack();
         s
     }
 
-    fn refresh_fds(&mut self) {
-        self.nfds = 0;
-        for (c, &claimed) in self.conns.iter().zip(&self.claimed) {
-            if let (Some(c), true) = (c, claimed) {
-                self.fds[self.nfds] = c.lock().stream_fd();
-                self.nfds += 1;
-            }
+    fn pack(&mut self) {
+        self.npolls = 0;
+        for w in self.watched.iter().flatten() {
+            self.polls[self.npolls] = *w;
+            self.npolls += 1;
         }
     }
 }
 
 impl SelfServe for Served {
     fn pull(&mut self) {
-        let mut lost = false;
-        for (c, claimed) in self.conns.iter().zip(self.claimed.iter_mut()) {
-            if let Some(c) = c {
-                if !c.pull() && *claimed {
-                    // The I/O thread took it back (or it closed): stop polling it.
-                    *claimed = false;
-                    lost = true;
+        let mut changed = false;
+        for (c, watched) in self.conns.iter().zip(self.watched.iter_mut()) {
+            let Some(c) = c else { continue };
+            match (c.pull(), watched.as_mut()) {
+                (Pulled::Claimed { write }, Some(w)) if w.write != write => {
+                    w.write = write;
+                    changed = true;
                 }
+                (Pulled::Unclaimed, Some(_)) => {
+                    // The I/O thread took it back (or it closed): stop polling it.
+                    *watched = None;
+                    changed = true;
+                }
+                _ => {}
             }
         }
-        if lost {
-            self.refresh_fds();
+        if changed {
+            self.pack();
         }
     }
 
-    fn fds(&self) -> &[RawFd] {
-        &self.fds[..self.nfds]
+    fn fds(&self) -> &[Watched] {
+        &self.polls[..self.npolls]
     }
 }
 
 impl Drop for Served {
     fn drop(&mut self) {
-        for (c, &claimed) in self.conns.iter().zip(&self.claimed) {
-            if let (Some(c), true) = (c, claimed) {
+        for (c, watched) in self.conns.iter().zip(&self.watched) {
+            if let (Some(c), Some(_)) = (c, watched) {
                 c.unclaim();
             }
         }

@@ -109,6 +109,9 @@ pub(super) struct Conn {
     read_errno: i32,
     /// The poller reported the peer's FIN: read to EOF.
     fin_seen: bool,
+    /// The thread that claimed the connection is doing its I/O (`pull_inline`): output
+    /// that finds no room stays with it rather than going back to the poller.
+    claimer_io: bool,
 }
 
 impl Conn {
@@ -173,6 +176,7 @@ impl Conn {
             zap: None,
             read_errno: libc::EPIPE,
             fin_seen: false,
+            claimer_io: false,
         }
     }
 
@@ -497,8 +501,11 @@ impl Conn {
                     Ok(_) => continue,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
                         // Have the poller report when there is room (this also takes the
-                        // descriptor back from an application thread's claim).
-                        self.set_watch(Watch::ReadWrite);
+                        // descriptor back from an application thread's claim), unless the
+                        // claiming thread itself is writing: it polls for room instead.
+                        if !self.claimer_io {
+                            self.set_watch(Watch::ReadWrite);
+                        }
                         return Ok(());
                     }
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -570,18 +577,21 @@ impl Conn {
 
     /// An application thread about to wait for input takes the descriptor off the poller
     /// and reads it itself (returns it), if the connection is in plain traffic with
-    /// nothing pending for the reactor.
+    /// nothing pending for the reactor. Output waiting for room (a large message the
+    /// kernel took only part of) is then that thread's to write too: handing it to the
+    /// I/O thread would cost a wake-up of each thread per message.
     pub(super) fn claim(&mut self) -> Option<std::os::fd::RawFd> {
-        if !self.assistable() || self.read_paused || self.fin_seen || self.watch != Watch::Read {
+        let watched = matches!(self.watch, Watch::Read | Watch::ReadWrite);
+        if !self.assistable() || self.read_paused || self.fin_seen || !watched {
             return None;
         }
         self.set_watch(Watch::Claimed);
         (self.watch == Watch::Claimed).then(|| self.stream.as_raw_fd())
     }
 
-    /// The connection's descriptor.
-    pub(super) fn stream_fd(&self) -> std::os::fd::RawFd {
-        self.stream.as_raw_fd()
+    /// Encoded output waits for room in the kernel.
+    pub(super) fn wants_write(&self) -> bool {
+        !self.writeq.is_empty() || self.engine.has_output()
     }
 
     /// True while an application thread's claim holds.
@@ -590,10 +600,15 @@ impl Conn {
     }
 
     /// The claiming thread is done: the poller watches the descriptor again (and reports
-    /// at once whatever arrived meanwhile).
+    /// at once whatever arrived meanwhile), for room too if output still waits for it.
     pub(super) fn unclaim(&mut self) {
         if self.watch == Watch::Claimed {
-            self.set_watch(Watch::Read);
+            let want = if self.wants_write() {
+                Watch::ReadWrite
+            } else {
+                Watch::Read
+            };
+            self.set_watch(want);
         }
     }
 
@@ -631,7 +646,10 @@ impl Conn {
     /// own readiness events.
     pub(super) fn pull_inline(&mut self) -> bool {
         if self.assistable() && !self.read_paused {
-            if let Err(why) = self.read(true).and_then(|()| self.flush()) {
+            self.claimer_io = self.watch == Watch::Claimed;
+            let result = self.read(true).and_then(|()| self.flush());
+            self.claimer_io = false;
+            if let Err(why) = result {
                 self.deferred_close = Some(why);
             }
         }
