@@ -8,7 +8,10 @@
 //!   (one write per batch, as before).
 //! - Receive: a receive that finds nothing queued reads the connection itself, also while
 //!   it spins before sleeping, so a reply is taken from the kernel by the thread that
-//!   waits for it.
+//!   waits for it. While it waits it also writes what the kernel had no room for yet (a
+//!   large request taken in part), polling for room as well as input.
+//! - The I/O thread reads such a connection one batch at a time (see `Conn::ready`), so
+//!   a receiving thread's own reads are not shut out by a long drain.
 //!
 //! A connection's state sits behind a mutex the I/O thread also takes. Application threads
 //! only ever `try_lock` it: they may hold their socket's lock, which the I/O thread takes
