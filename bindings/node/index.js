@@ -51,7 +51,7 @@ function zmqError(code, message, extra) {
 const closedError = () => zmqError('EBADF', 'Socket is closed')
 const eagainError = (what) => zmqError('EAGAIN', what + ' timed out')
 
-let drained = false   // set by unpack(): did the last native receive end on EAGAIN?
+let drained = false   // set by openResult(): did the last native receive end on EAGAIN?
 
 /** When a receive spins before waiting: the core library's adaptive policy
  *  (crates/core/src/signal.rs), so that an idle peer costs almost no CPU.
@@ -88,34 +88,57 @@ class SpinPolicy {
   }
 }
 
-// Turns one native receive result into an array of messages (arrays of Buffers).
-function unpack(res, out) {
-  let ab, bigs = null
-  if (res instanceof ArrayBuffer) ab = res
-  else { ab = res[0]; bigs = res }
-  const meta = new Uint32Array(ab, 0, ab.byteLength >>> 2)
-  const words = meta[0]
-  const count = meta[1]
-  drained = meta[2] === 1
-  let off = words * 4
-  let p = 3
-  let bi = 1
-  for (let i = 0; i < count; i++) {
-    const nf = meta[p++]
-    if (nf === 1) {
-      const l = meta[p++]
-      if (l & BIG_FLAG) out.push([bigs[bi++]])
-      else { out.push([Buffer.from(ab, off, l)]); off += l }
-      continue
-    }
-    const msg = new Array(nf)
-    for (let f = 0; f < nf; f++) {
-      const l = meta[p++]
-      if (l & BIG_FLAG) msg[f] = bigs[bi++]
-      else { msg[f] = Buffer.from(ab, off, l); off += l }
-    }
-    out.push(msg)
+// Where the addon leaves what a native receive got (see _recv in src/ferromq.c): `meta`,
+// a Uint32Array frame table reused by every receive, and `slab`, the ArrayBuffer the small
+// frames' bytes are copied into. Both are replaced by the addon when they grow or fill up.
+const recvState = { meta: null, slab: null }
+
+// Reading position in the native receive result being unpacked (see openResult).
+let curMeta = null, curSlab = null, curBigs = null, curP = 0, curOff = 0, curBi = 0
+
+// Starts reading one native receive result (a message count, or [count, ...big Buffers]);
+// returns the message count. Sets `drained`.
+function openResult(res) {
+  let count
+  if (typeof res === 'number') { count = res; curBigs = null } else { count = res[0]; curBigs = res }
+  curMeta = recvState.meta
+  curSlab = recvState.slab
+  drained = curMeta[1] === 1
+  curOff = curMeta[2]
+  curP = 3
+  curBi = 1
+  return count
+}
+
+// The next message of the result opened by openResult(): an array of Buffers, views of the
+// slab (never of bytes handed out before) or big frames' own Buffers.
+function nextMessage() {
+  const meta = curMeta
+  const nf = meta[curP++]
+  if (nf === 1) {     // an array literal: packed elements, faster for users to read
+    const l = meta[curP++]
+    if (l & BIG_FLAG) return [curBigs[curBi++]]
+    const b = Buffer.from(curSlab, curOff, l)
+    curOff += l
+    return [b]
   }
+  const msg = new Array(nf)
+  for (let f = 0; f < nf; f++) {
+    const l = meta[curP++]
+    if (l & BIG_FLAG) msg[f] = curBigs[curBi++]
+    else { msg[f] = Buffer.from(curSlab, curOff, l); curOff += l }
+  }
+  return msg
+}
+
+// Done with the result being read: drop the cursor's hold on the slab and big frames.
+function closeResult() { curSlab = null; curBigs = null }
+
+// Appends the messages of one native receive result to `out`; returns how many.
+function unpack(res, out) {
+  const count = openResult(res)
+  for (let i = 0; i < count; i++) out.push(nextMessage())
+  closeResult()
   return count
 }
 
@@ -147,7 +170,7 @@ const context = new Context()
 // Socket
 
 function dispatch(sock) { sock._service() }
-native.init(dispatch)
+native.init(dispatch, recvState)
 
 class Socket extends NativeSocket {
   constructor(type, options) {
@@ -210,7 +233,9 @@ class Socket extends NativeSocket {
   send(msg) {
     if (this._sq.length === 0 && !this._closed) {
       let ok
-      try { ok = this._send(msg) } catch (e) { return Promise.reject(e) }
+      // a one-frame message as the frame itself: sent the same, without the native array walk
+      const one = Array.isArray(msg) && msg.length === 1 && ArrayBuffer.isView(msg[0]) ? msg[0] : msg
+      try { ok = this._send(one) } catch (e) { return Promise.reject(e) }
       if (ok) {
         if (this._waiters.length !== 0 || this._listeners !== null) this._kick()
         return RESOLVED
@@ -261,7 +286,9 @@ class Socket extends NativeSocket {
     if (this._rqHead < this._rq.length) return Promise.resolve(this._take())
     if (this._closed) return Promise.reject(closedError())
     if (this._waiters.length === 0) {
-      try { if (this._fillOrSpin(RECV_BATCH)) return Promise.resolve(this._take()) } catch (e) { return Promise.reject(e) }
+      let m
+      try { m = this._takeOrSpin() } catch (e) { return Promise.reject(e) }
+      if (m !== undefined) return Promise.resolve(m)
     }
     if (this._rcvTimeo === 0) return Promise.reject(eagainError('Receiving message'))
     return new Promise((resolve, reject) => this._addWaiter(0, 1, resolve, reject))
@@ -284,9 +311,9 @@ class Socket extends NativeSocket {
         if (this._rqHead < this._rq.length) return Promise.resolve({ value: this._take(), done: false })
         if (this._closed) return Promise.resolve({ value: undefined, done: true })
         if (this._waiters.length === 0) {
-          try {
-            if (this._fillOrSpin(RECV_BATCH)) return Promise.resolve({ value: this._take(), done: false })
-          } catch (e) { return Promise.reject(e) }
+          let m
+          try { m = this._takeOrSpin() } catch (e) { return Promise.reject(e) }
+          if (m !== undefined) return Promise.resolve({ value: m, done: false })
         }
         return new Promise((resolve, reject) => this._addWaiter(1, 1, resolve, reject))
       },
@@ -369,15 +396,44 @@ class Socket extends NativeSocket {
   // when a wait would follow (not with receiveTimeout 0, which fails at once instead).
   _fillOrSpin(max) {
     if (this._listeners !== null) return this._fill(max)
-    const spin = this._spin
-    const budget = this._rcvTimeo === 0 ? 0 : spin.budgetNs
+    const budget = this._spinBudget()
     const n = this._fill(max, budget)
+    this._spinDone(n !== 0, budget)
+    return n
+  }
+
+  // _fillOrSpin for receive()/next() with nothing queued: returns the first message
+  // received (undefined: none), queueing the rest. One message, the usual case, does not
+  // pass through the queue (no array allocated per message).
+  _takeOrSpin() {
+    if (this._listeners !== null) return this._fill(RECV_BATCH) !== 0 ? this._take() : undefined
+    const budget = this._spinBudget()
+    const r = this._recv(RECV_BATCH, BYTE_BUDGET, budget)
+    let m
+    if (r === undefined) {
+      drained = true
+    } else {
+      const n = openResult(r)
+      m = nextMessage()
+      for (let i = 1; i < n; i++) this._rq.push(nextMessage())
+      closeResult()
+    }
+    this._spinDone(m !== undefined, budget)
+    return m
+  }
+
+  // The spin budget (ns) of a receive that would wait if it found nothing.
+  _spinBudget() { return this._rcvTimeo === 0 ? 0 : this._spin.budgetNs }
+
+  // Records in the spin policy whether a receive with that budget got a message; one that
+  // did not and will wait unspun has its wait timed (see _deliver).
+  _spinDone(got, budget) {
+    const spin = this._spin
     if (budget !== 0) {
-      if (n !== 0) spin.caught()
+      if (got) spin.caught()
       else spin.failed(undefined)
     }
-    if (n === 0 && spin.maxNs !== 0 && budget < spin.maxNs && this._rcvTimeo !== 0) this._waitStart = performance.now()
-    return n
+    if (!got && spin.maxNs !== 0 && budget < spin.maxNs && this._rcvTimeo !== 0) this._waitStart = performance.now()
   }
 
   _addWaiter(kind, max, resolve, reject) {

@@ -6,8 +6,10 @@
  *  - each socket's ZMQ_FD is watched with a uv_poll_t on the Node event loop (no helper
  *    thread); the poll callback calls one JS dispatcher, which drains the socket in batches;
  *  - _recv(max, budget) receives as many messages as are available (ZMQ_DONTWAIT) up to
- *    a count/byte budget and returns them packed into ONE ArrayBuffer (frame table +
- *    bytes); frames larger than BIG_FRAME bytes come back as separate Buffers;
+ *    a count/byte budget; the frame table goes to a Uint32Array shared with JS and the
+ *    bytes of small frames into a slab ArrayBuffer that successive receives fill (no
+ *    ArrayBuffer allocation per receive); frames larger than BIG_FRAME bytes come back as
+ *    separate Buffers;
  *  - _send(msg) tries ZMQ_DONTWAIT and reports EAGAIN as `false` instead of throwing;
  *    _sendMany(array, start, end) queues as many messages as fit in one call.
  *
@@ -28,6 +30,10 @@
 #include <time.h>
 
 #define BIG_FRAME 2048           /* frames above this are delivered as their own Buffer */
+/* Small received frames are copied into slabs of this size (a batch larger than this gets
+ * a slab of its own). Bigger slabs mean fewer allocations, but a retained small message
+ * keeps its whole slab alive. */
+#define SLAB_SIZE 65536
 #define BIG_FLAG 0x80000000u
 #define STACK_STR 1024
 
@@ -40,6 +46,12 @@ typedef struct {
     zmq_msg_t *frames;           /* receive scratch (grown on demand) */
     uint32_t *meta;
     size_t frames_cap, meta_cap;
+    napi_ref state;              /* JS object {meta, slab} that _recv results are read from */
+    napi_ref meta_ab, slab_ab;   /* the ArrayBuffers behind state.meta and state.slab */
+    uint32_t *meta_js;           /* state.meta's words (meta_js_cap of them) */
+    size_t meta_js_cap;
+    char *slab;                  /* state.slab's bytes: slab_used of slab_cap are handed out */
+    size_t slab_cap, slab_used;
     sock_t *socks;               /* every open socket, for env teardown */
     ctx_t *ctxs;
 } inst_t;
@@ -849,18 +861,72 @@ static int recv_first(void *z, zmq_msg_t *m, uint32_t spin_ns)
     }
 }
 
-/* _recv(maxMessages, byteBudget, spinNs) -> undefined (nothing available) | ArrayBuffer | Array
+/* Replaces the ArrayBuffer behind one of state's properties: *ref keeps it alive, `name`
+ * makes it visible to JS (as `view` when given, else as the ArrayBuffer itself). */
+static int set_state(napi_env env, inst_t *I, const char *name, napi_ref *ref, napi_value ab,
+                     napi_value view)
+{
+    napi_value st;
+    napi_ref nref;
+    if (!I->state || napi_get_reference_value(env, I->state, &st) != napi_ok || !st) return -1;
+    if (napi_create_reference(env, ab, 1, &nref) != napi_ok) return -1;
+    if (napi_set_named_property(env, st, name, view ? view : ab) != napi_ok) {
+        napi_delete_reference(env, nref);   /* the old buffer stays in use */
+        return -1;
+    }
+    if (*ref) napi_delete_reference(env, *ref);
+    *ref = nref;
+    return 0;
+}
+
+/* Makes state.meta (a Uint32Array) hold at least `words` words; it is reused by every
+ * receive, since JS reads it before anything else can receive. */
+static int ensure_meta(napi_env env, inst_t *I, size_t words)
+{
+    if (words <= I->meta_js_cap) return 0;
+    size_t cap = I->meta_js_cap ? I->meta_js_cap : 1024;
+    while (cap < words) cap *= 2;
+    void *d;
+    napi_value ab, view;
+    if (napi_create_arraybuffer(env, cap * 4, &d, &ab) != napi_ok ||
+        napi_create_typedarray(env, napi_uint32_array, cap, ab, 0, &view) != napi_ok ||
+        set_state(env, I, "meta", &I->meta_ab, ab, view) < 0)
+        return -1;
+    I->meta_js = d;
+    I->meta_js_cap = cap;
+    return 0;
+}
+
+/* Makes room for `bytes` more bytes in state.slab, starting a new slab when the current
+ * one is too full. Bytes once handed out are never written again, so every Buffer stays
+ * a view of its own bytes; an old slab lives as long as a Buffer on it does. */
+static int ensure_slab(napi_env env, inst_t *I, size_t bytes)
+{
+    if (I->slab && I->slab_cap - I->slab_used >= bytes) return 0;
+    size_t cap = bytes > SLAB_SIZE ? bytes : SLAB_SIZE;
+    void *d;
+    napi_value ab;
+    /* zero-filled: bytes not yet handed out are visible through buf.buffer */
+    if (napi_create_arraybuffer(env, cap, &d, &ab) != napi_ok ||
+        set_state(env, I, "slab", &I->slab_ab, ab, NULL) < 0)
+        return -1;
+    I->slab = d;
+    I->slab_cap = cap;
+    I->slab_used = 0;
+    return 0;
+}
+
+/* _recv(maxMessages, byteBudget, spinNs) -> undefined (nothing available) | number | Array
  *
  * Receives up to maxMessages whole messages without blocking, stopping early once the
  * copied payload exceeds byteBudget. When nothing is there, it keeps trying for up to
  * spinNs nanoseconds (default 0) before returning undefined: a caller about to wait on the
  * event loop trades that much CPU for a reply that comes sooner than a poll wake-up.
- * Packed result (an ArrayBuffer `ab`):
- *   u32[0] = number of meta words W; u32[1] = messages M; u32[2] = 1 when the receive
- *   stopped on EAGAIN (socket drained), 0 when on a limit; then per message: nframes,
- *   then per frame its length (BIG_FLAG set: the frame is a separate Buffer);
- *   payload of the small frames from byte 4*W on, in order.
- * When big frames exist the result is [ab, big1, big2, ...]. */
+ * Result: the number of messages M, or [M, big1, big2, ...] when some frames are big.
+ * The frame table is in state.meta: [0] = M; [1] = 1 when the receive stopped on EAGAIN
+ * (socket drained), 0 when on a limit; [2] = offset in state.slab of the first small
+ * frame's bytes; then per message: nframes, then per frame its length (BIG_FLAG set: the
+ * frame is the next big Buffer). The small frames' bytes follow each other in the slab. */
 static napi_value sock_recv(napi_env env, napi_callback_info info)
 {
     size_t argc = 3;
@@ -935,50 +1001,64 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
         if (err) return throw_errno(env, err);
         return NULL;   /* undefined: EAGAIN */
     }
-    I->meta[0] = (uint32_t)mw;
-    I->meta[1] = (uint32_t)nm;
-    I->meta[2] = (uint32_t)drained;
-    napi_value ab, result = NULL;
-    void *abdata;
-    size_t hdr = mw * 4;
-    napi_status st = napi_create_arraybuffer(env, hdr + small, &abdata, &ab);
-    if (st == napi_ok) {
-        memcpy(abdata, I->meta, hdr);
-        char *p = (char *)abdata + hdr;
-        if (nbig) napi_create_array_with_length(env, nbig + 1, &result);
-        if (result) napi_set_element(env, result, 0, ab);
-        uint32_t bi = 1;
-        for (size_t i = 0; i < nf; i++) {
-            size_t len = zmq_msg_size(&I->frames[i]);
-            if (len > BIG_FRAME) {
-                napi_value bb;
-                void *bd;
-                if (result && napi_create_buffer_copy(env, len, zmq_msg_data(&I->frames[i]), &bd,
-                                                      &bb) == napi_ok)
-                    napi_set_element(env, result, bi++, bb);
-            } else {
-                memcpy(p, zmq_msg_data(&I->frames[i]), len);
-                p += len;
-            }
+    napi_value result = NULL;
+    int ok = ensure_meta(env, I, mw) == 0 && ensure_slab(env, I, small) == 0;
+    if (ok) {
+        I->meta[0] = (uint32_t)nm;
+        I->meta[1] = (uint32_t)drained;
+        I->meta[2] = (uint32_t)I->slab_used;
+        memcpy(I->meta_js, I->meta, mw * 4);
+        if (nbig) ok = napi_create_array_with_length(env, nbig + 1, &result) == napi_ok;
+        else ok = napi_create_uint32(env, (uint32_t)nm, &result) == napi_ok;
+    }
+    if (ok && nbig) {
+        napi_value n;
+        ok = napi_create_uint32(env, (uint32_t)nm, &n) == napi_ok &&
+             napi_set_element(env, result, 0, n) == napi_ok;
+    }
+    char *p = ok ? I->slab + I->slab_used : NULL;
+    uint32_t bi = 1;
+    for (size_t i = 0; i < nf && ok; i++) {
+        size_t len = zmq_msg_size(&I->frames[i]);
+        if (len > BIG_FRAME) {
+            napi_value bb;
+            void *bd;
+            ok = napi_create_buffer_copy(env, len, zmq_msg_data(&I->frames[i]), &bd, &bb) ==
+                     napi_ok &&
+                 napi_set_element(env, result, bi++, bb) == napi_ok;
+        } else {
+            memcpy(p, zmq_msg_data(&I->frames[i]), len);
+            p += len;
         }
     }
+    if (ok) I->slab_used += small;
     for (size_t i = 0; i < nf; i++) zmq_msg_close(&I->frames[i]);
-    if (st != napi_ok) return throw_errno(env, ENOMEM);
-    return result ? result : ab;
+    if (!ok) {
+        bool pending = false;
+        napi_is_exception_pending(env, &pending);
+        return pending ? NULL : throw_errno(env, ENOMEM);
+    }
+    return result;
 }
 
 /* ---------------------------------------------------------------------------------- */
 /* module                                                                              */
 
+/* init(dispatch, state): the function called when a socket's fd fires, and the object
+ * whose `meta` and `slab` properties receive results are read from (see _recv). */
 static napi_value mod_init(napi_env env, napi_callback_info info)
 {
-    size_t argc = 1;
-    napi_value argv[1];
+    size_t argc = 2;
+    napi_value argv[2];
     CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
     inst_t *I;
     CHECK(napi_get_instance_data(env, (void **)&I));
     if (I->dispatch) napi_delete_reference(env, I->dispatch);
     CHECK(napi_create_reference(env, argv[0], 1, &I->dispatch));
+    if (argc > 1) {
+        if (I->state) napi_delete_reference(env, I->state);
+        CHECK(napi_create_reference(env, argv[1], 1, &I->state));
+    }
     return NULL;
 }
 

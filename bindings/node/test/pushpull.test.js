@@ -48,6 +48,31 @@ test('messages arrive in order through for-await, receive and receiveMany', asyn
   } finally { push.close(); pull.close() }
 })
 
+test('received Buffers stay valid and unaliased across later receives (shared slabs)', async () => {
+  const pull = new zmq.Pull()
+  const push = new zmq.Push()
+  try {
+    push.connect(await bound(pull, 'tcp'))
+    // enough 1500 B messages to fill several receive slabs, one receive at a time and in
+    // batches, plus empty and big frames in between
+    const N = 300
+    const kept = []
+    for (let i = 0; i < N; i++) {
+      await push.send(i % 50 === 7 ? ['', Buffer.alloc(3000, i & 0xff)] : Buffer.alloc(1500, i & 0xff))
+      if (i % 3 === 0) kept.push(await within(pull.receive(), 5000, 'receive'))
+    }
+    while (kept.length < N) kept.push(...await within(pull.receiveMany(64), 5000, 'receiveMany'))
+    for (const msg of kept) msg[msg.length - 1][0] ^= 0xff   // a write to one message only
+    kept.forEach((msg, i) => {
+      const body = msg[msg.length - 1]
+      assert.equal(body.length, i % 50 === 7 ? 3000 : 1500)
+      if (msg.length === 2) assert.equal(msg[0].length, 0)
+      assert.equal(body[0], (i & 0xff) ^ 0xff)
+      assert.ok(body.subarray(1).every((b) => b === (i & 0xff)), 'message ' + i + ' intact')
+    })
+  } finally { push.close(); pull.close() }
+})
+
 test('sendMany + on("messages") deliver every message exactly once, in batches', async () => {
   const pull = new zmq.Pull()
   const push = new zmq.Push()
