@@ -189,6 +189,12 @@ impl Conn {
         self.lingering = true;
     }
 
+    /// The last `ready` read one batch of an assisted connection and more may be waiting:
+    /// the reactor must look again (the poller is edge-triggered and will not say so).
+    pub(super) fn input_left(&self) -> bool {
+        self.input_left
+    }
+
     /// The poller saw the peer's FIN (read-closed): the next read must go on to EOF.
     pub(super) fn peer_closed(&mut self) {
         self.fin_seen = true;
@@ -215,6 +221,7 @@ impl Conn {
 
     /// Readiness (or a scheduled wake-up from the pipe): make progress both ways.
     pub(super) fn ready(&mut self, readable: bool, writable: bool) -> Result<(), Close> {
+        self.input_left = false;
         if let Some(why) = self.deferred_close.take() {
             return Err(why);
         }
@@ -248,17 +255,13 @@ impl Conn {
         }
         if readable && (!self.lingering || !self.handshaked) {
             // A connection application threads also read: one batch per look, then come
-            // back (scheduled), so that the connection's lock is free between batches and
-            // a receiving thread's own read can get in. Reading on until the kernel is
-            // empty kept it from doing so while a fast sender refilled the socket; the I/O
-            // thread then did every read (into fresh pages, as the queue grew) and tcp
-            // PUSH/PULL 256 KiB ran at 2-6K msg/s in a third of the runs instead of ~14K.
-            let once = self.assistable();
-            self.input_left = false;
-            self.read(once)?;
-            if self.input_left {
-                self.shared.schedule(self.token);
-            }
+            // back (the reactor looks again when `input_left`), so that the connection's
+            // lock is free between batches and a receiving thread's own read can get in.
+            // Reading on until the kernel is empty kept it from doing so while a fast
+            // sender refilled the socket; the I/O thread then did every read (into fresh
+            // pages, as the queue grew) and tcp PUSH/PULL 256 KiB ran at 2-6K msg/s in a
+            // third of the runs instead of ~14K.
+            self.read(self.assistable())?;
         }
         self.flush()
     }

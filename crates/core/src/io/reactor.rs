@@ -312,6 +312,11 @@ struct Reactor {
     timers: Vec<(Instant, Timer)>,
     /// The other half of `ReactorShared::scheduled` (swapped, so neither side allocates).
     sched_buf: Vec<usize>,
+    /// Connections whose last look read one batch and left input (`Conn::input_left`):
+    /// looked at again in this thread's next round, without waking itself through
+    /// `ReactorShared::schedule`. `again_buf` is its swap partner.
+    again: Vec<usize>,
+    again_buf: Vec<usize>,
     stopping: bool,
 }
 
@@ -325,6 +330,8 @@ impl Reactor {
             conns: HashMap::new(),
             timers: Vec::new(),
             sched_buf: Vec::with_capacity(SCHEDULED_CAP),
+            again: Vec::new(),
+            again_buf: Vec::new(),
             stopping: false,
         }
     }
@@ -333,11 +340,14 @@ impl Reactor {
         let mut events = Events::with_capacity(256);
         loop {
             let now = Instant::now();
-            let timeout = self
-                .timers
-                .iter()
-                .map(|(t, _)| t.saturating_duration_since(now))
-                .min();
+            let timeout = if self.again.is_empty() {
+                self.timers
+                    .iter()
+                    .map(|(t, _)| t.saturating_duration_since(now))
+                    .min()
+            } else {
+                Some(Duration::ZERO)
+            };
             if let Err(e) = self.poll.poll(&mut events, timeout) {
                 if e.kind() != std::io::ErrorKind::Interrupted {
                     break;
@@ -361,6 +371,7 @@ impl Reactor {
             }
             self.run_commands();
             self.run_scheduled();
+            self.run_again();
             self.run_timers();
             if self.stopping && self.conns.is_empty() && self.connectors.is_empty() {
                 break;
@@ -712,10 +723,25 @@ impl Reactor {
     }
 
     fn conn_ready(&mut self, token: usize, readable: bool, writable: bool) {
-        let result = self.with_conn(token, |c| c.ready(readable, writable));
-        if let Some(Err(why)) = result {
-            self.close_conn(token, why);
+        let result = self.with_conn(token, |c| {
+            c.ready(readable, writable).map(|()| c.input_left())
+        });
+        match result {
+            Some(Err(why)) => self.close_conn(token, why),
+            Some(Ok(true)) if self.again.last() != Some(&token) => self.again.push(token),
+            _ => {}
         }
+    }
+
+    /// Reads on where the last round left input behind (see `Reactor::again`).
+    fn run_again(&mut self) {
+        let mut list = std::mem::take(&mut self.again_buf);
+        std::mem::swap(&mut list, &mut self.again);
+        for &t in &list {
+            self.conn_ready(t, true, false);
+        }
+        list.clear();
+        self.again_buf = list;
     }
 
     fn run_scheduled(&mut self) {
