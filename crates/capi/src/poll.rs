@@ -104,6 +104,18 @@ fn fd_events(events: c_short) -> c_short {
     e
 }
 
+/// A socket's `events()` as ZMQ_POLL* bits.
+fn zmq_bits(ev: i16) -> c_short {
+    let mut r = 0;
+    if ev & POLLIN != 0 {
+        r |= ZMQ_POLLIN;
+    }
+    if ev & POLLOUT != 0 {
+        r |= ZMQ_POLLOUT;
+    }
+    r
+}
+
 /// Milliseconds left until `deadline` (rounded up), or -1 for no deadline.
 fn remaining_ms(deadline: Option<Instant>) -> c_int {
     match deadline {
@@ -158,6 +170,23 @@ pub(crate) fn wait(
 ) -> CResult<usize> {
     let deadline =
         (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
+    if let ([one], None) = (&mut *entries, sigmask) {
+        if let Some(s) = one.sock.filter(|_| timeout_ms != 0) {
+            // One socket: its own wait reads its connections while it waits.
+            let mut mask = 0;
+            if one.events & ZMQ_POLLIN != 0 {
+                mask |= POLLIN;
+            }
+            if one.events & ZMQ_POLLOUT != 0 {
+                mask |= POLLOUT;
+            }
+            if mask != 0 {
+                let ev = s.wait_events(mask, deadline)?;
+                one.revents = zmq_bits(ev) & one.events;
+                return Ok(usize::from(one.revents != 0));
+            }
+        }
+    }
     // Only plain descriptors need the system call when some socket is ready (or when the
     // caller only looks); sockets answer from their own state. libzmq polls regardless.
     let has_fds = entries.iter().any(|e| e.sock.is_none());
@@ -188,15 +217,7 @@ pub(crate) fn wait(
             e.revents = 0;
             if let Some(s) = e.sock {
                 // Also re-arms the socket's eventfd: any later change makes it readable.
-                let ev = s.events()?;
-                let mut r = 0;
-                if ev & POLLIN != 0 {
-                    r |= ZMQ_POLLIN;
-                }
-                if ev & POLLOUT != 0 {
-                    r |= ZMQ_POLLOUT;
-                }
-                e.revents = r & e.events;
+                e.revents = zmq_bits(s.events()?) & e.events;
                 if e.revents != 0 {
                     ready += 1;
                 }

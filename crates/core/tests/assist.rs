@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use ferromq::options::id as opt;
-use ferromq::{event, Context, SocketType, SNDMORE};
+use ferromq::{event, Context, SocketType, DONTWAIT, POLLIN, POLLOUT, SNDMORE};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -235,6 +235,77 @@ fn replies_larger_than_the_socket_buffer_complete_both_ways() {
         }
         let rep = echo.join().unwrap();
         drop((req, rep));
+        ctx.term().unwrap();
+    }
+}
+
+/// `Socket::wait_events` (one-socket `zmq_poll`), then a non-blocking receive, as a poll
+/// loop does: the waiting thread reads and writes the connection itself in between.
+fn poll_recv(s: &ferromq::Socket) -> ferromq::Msg {
+    let ev = s
+        .wait_events(POLLIN, Some(Instant::now() + Duration::from_secs(5)))
+        .unwrap();
+    assert!(ev & POLLIN != 0, "nothing to receive within 5 s");
+    s.recv(DONTWAIT).unwrap()
+}
+
+#[test]
+fn a_poll_wait_returns_on_arrival_and_on_its_deadline() {
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.connect(&ep).unwrap();
+    let deadline = Instant::now() + Duration::from_millis(50);
+    assert_eq!(
+        pull.wait_events(POLLIN, Some(deadline)).unwrap() & POLLIN,
+        0
+    );
+    assert!(Instant::now() >= deadline, "returned before its deadline");
+    // PULL cannot send: POLLOUT alone never becomes ready.
+    let soon = Instant::now() + Duration::from_millis(20);
+    assert_eq!(pull.wait_events(POLLOUT, Some(soon)).unwrap(), 0);
+    let sender = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        push.send(b"late", 0).unwrap();
+        push
+    });
+    assert_eq!(pull.wait_events(POLLIN, None).unwrap() & POLLIN, POLLIN);
+    assert_eq!(pull.recv(DONTWAIT).unwrap().data(), b"late");
+    let push = sender.join().unwrap();
+    drop((push, pull));
+    ctx.term().unwrap();
+}
+
+#[test]
+fn poll_then_receive_moves_large_messages_both_ways_over_tcp_and_ipc() {
+    // As `replies_larger_than_the_socket_buffer_complete_both_ways`, with both threads
+    // waiting in `wait_events` instead of a blocking receive; two frames each way (a
+    // ROUTER's routing id), so a claim ends between the frames of one message too.
+    for ep in ["tcp://127.0.0.1:*", "ipc://@ferromq-assist-poll"] {
+        let ctx = Context::new();
+        let router = sock(&ctx, SocketType::Router);
+        router.bind(ep).unwrap();
+        let ep = last_endpoint(&router);
+        let dealer = sock(&ctx, SocketType::Dealer);
+        dealer.connect(&ep).unwrap();
+        let echo = std::thread::spawn(move || {
+            for _ in 0..50 {
+                let id = poll_recv(&router);
+                let body = router.recv(0).unwrap();
+                router.send(id.data(), SNDMORE).unwrap();
+                router.send(body.data(), 0).unwrap();
+            }
+            router
+        });
+        for i in 0..50u32 {
+            let body: Vec<u8> = (0..(1 << 20) - i * 4099).map(|j| (j ^ i) as u8).collect();
+            dealer.send(&body, 0).unwrap();
+            let back = poll_recv(&dealer);
+            assert!(back.data() == &body[..], "round trip {i} over {ep}");
+        }
+        let router = echo.join().unwrap();
+        drop((dealer, router));
         ctx.term().unwrap();
     }
 }
