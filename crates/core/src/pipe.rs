@@ -99,6 +99,21 @@ struct Wakers {
     writer: Waker,
 }
 
+/// How many messages the reader finishes between two credits to the writer under a mark
+/// of `hwm`: libzmq's low-water mark, (hwm + 1) / 2. libzmq's reader tells the writer of
+/// messages read only every that many, so the writer counts up to that many messages the
+/// reader already took as still queued; ours counts the same way, so a blocked or
+/// dropping writer holds as many messages as libzmq's (a slow subscriber's PUB holds
+/// 500-1000 of 1000, not always 1000).
+fn credit_step(hwm: u64) -> u64 {
+    hwm.div_ceil(2).max(1)
+}
+
+/// `finished` as the writer may count it: rounded down to a whole credit.
+fn credited(finished: u64, step: u64) -> u64 {
+    finished - finished % step
+}
+
 /// No blocked writer (see `Queue::wake_writer_at`).
 const NOT_BLOCKED: u64 = u64::MAX;
 
@@ -109,8 +124,9 @@ const NOT_BLOCKED: u64 = u64::MAX;
 ///   WAITING bit, set when it found the queue empty): no wake or syscall per message while
 ///   the reader keeps up.
 /// - The high-water mark counts messages: the writer compares the messages it started with
-///   the reader's `finished` count, which it re-reads only when its cached copy says full.
-///   A writer at the mark records when to be woken (`wake_writer_at`, half the mark below).
+///   the reader's `finished` count in whole credits (`credit_step`), which it re-reads
+///   only when its cached copy says full. A writer at the mark records when to be woken
+///   (`wake_writer_at`, at the next credit).
 /// - The blocked-writer record is a Dekker pair (store; SeqCst fence; load the other
 ///   side's variable), so one of the two sides always sees the other.
 pub(crate) struct Queue {
@@ -222,18 +238,20 @@ impl Queue {
         if hwm == 0 || w.started - w.finished_seen < hwm {
             return true;
         }
-        w.finished_seen = self.finished.load(Ordering::Acquire);
+        let step = credit_step(hwm);
+        w.finished_seen = credited(self.finished.load(Ordering::Acquire), step);
         if w.started - w.finished_seen < hwm {
             return true;
         }
         if !block {
             return false;
         }
-        // Wake me when at most hwm/2 messages are left (as libzmq: low-water mark).
-        let at = w.started - hwm / 2;
+        // Wake me at the first credit that leaves room (`step` messages of it, half the
+        // mark, as libzmq's low-water mark).
+        let at = ((w.started - hwm) / step + 1) * step;
         self.wake_writer_at.store(at, Ordering::Relaxed);
         fence(Ordering::SeqCst);
-        w.finished_seen = self.finished.load(Ordering::Relaxed);
+        w.finished_seen = credited(self.finished.load(Ordering::Relaxed), step);
         // Room appeared meanwhile: go on (a wake may still come; it is harmless).
         w.started - w.finished_seen < hwm
     }
