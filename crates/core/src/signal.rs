@@ -433,6 +433,12 @@ impl Signal {
         }
     }
 
+    /// The owner is about to wait itself and will call `rearm` (through `events()`) when it
+    /// is done: changes meanwhile need not write the fd for a `ZMQ_FD` user.
+    pub(crate) fn disarm(&self) {
+        self.fd_armed.store(false, Ordering::SeqCst);
+    }
+
     /// Called when the owner reads `ZMQ_EVENTS`: drains the eventfd and arms it so the next
     /// change makes it readable again (edge-triggered, as libzmq's).
     pub(crate) fn rearm(&self) {

@@ -492,13 +492,14 @@ impl Socket {
     #[inline(never)]
     fn wait_events_slow(&self, mask: i16, until: Option<Instant>) -> Result<i16> {
         let sig = &self.inner.signal;
+        // `events()` armed `fd()`; a change while this thread waits (its own reads too)
+        // must not write it. The final `events()` below drains and re-arms it.
+        sig.disarm();
         let mut sources = Vec::new();
         let mut pulled = false;
         let mut served: Option<Served> = None;
         let result = loop {
             let seen = sig.generation();
-            // Without re-arming `fd()`: a change while this thread waits must not cost an
-            // eventfd write each time. The final `events()` below re-arms it.
             match self.events_now(Some(&mut sources)) {
                 Ok(ev) if ev & mask != 0 => break Ok(()),
                 Ok(_) => {}

@@ -728,7 +728,8 @@ impl Reactor {
         });
         match result {
             Some(Err(why)) => self.close_conn(token, why),
-            Some(Ok(true)) if self.again.last() != Some(&token) => self.again.push(token),
+            // A short list (connections streaming right now): a scan keeps each once.
+            Some(Ok(true)) if !self.again.contains(&token) => self.again.push(token),
             _ => {}
         }
     }
