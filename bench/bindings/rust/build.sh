@@ -7,7 +7,11 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 OUT="$(mkdir -p "${1:?usage: build.sh OUT_DIR}" && cd "$1" && pwd)"
 unset LIBZMQ_PREFIX LIBZMQ_LIB_DIR LIBZMQ_INCLUDE_DIR
 cd "$HERE"
-CARGO_TARGET_DIR="$OUT/target" cargo build --release --offline -q \
+# Fetch first (crates.io is reachable; a fresh machine's cache may not hold the zmq crate
+# yet, e.g. before `make test` has built the rust-zmq conformance program), then build
+# without touching the index again.
+cargo fetch --locked -q >"$OUT/fetch.log" 2>&1 || { tail -30 "$OUT/fetch.log" >&2; exit 1; }
+CARGO_TARGET_DIR="$OUT/target" cargo build --release --offline --locked -q \
   >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
 for b in perf_zmq perf_native; do cp "$OUT/target/release/$b" "$OUT/$b.tmp"; mv "$OUT/$b.tmp" "$OUT/$b"; done
 readelf -d "$OUT/perf_zmq" | grep 'NEEDED.*\[libzmq.so.5\]' >/dev/null \
