@@ -90,7 +90,7 @@ pub unsafe extern "C" fn zmq_msg_init_size(msg: *mut zmq_msg_t, size: usize) -> 
             return fail(libc::ENOMEM);
         }
         // SAFETY: forwarded caller contract.
-        unsafe { msg_init_with(msg, Msg::with_size(size)) }
+        unsafe { msg_init_with(msg, Msg::zeroed_for_fill(size)) }
     })
 }
 

@@ -166,6 +166,24 @@ impl Msg {
         }
     }
 
+    /// A frame of `len` zero bytes for a caller that fills it through `data_ptr` (the C
+    /// ABI's `zmq_msg_init_size`): bodies up to 8 KiB come from the sending thread's pool
+    /// block instead of one heap allocation each (which the I/O thread would free, in the
+    /// sender's arena). `data_mut` would copy such a body first; fill through it with
+    /// `with_size` instead.
+    pub fn zeroed_for_fill(len: usize) -> Msg {
+        if len > INLINE_CAP && len <= pool::MAX {
+            if let Some(p) = PoolRef::zeroed(len) {
+                return Msg {
+                    data: Data::Pooled(p),
+                    flags: 0,
+                    meta: None,
+                };
+            }
+        }
+        Msg::with_size(len)
+    }
+
     /// A frame sharing `bytes` (no copy; small bodies are moved inline, and bodies under
     /// 1 KiB are copied into the pool, so that they never pin a receive buffer that
     /// `bytes` may be a slice of).
@@ -383,6 +401,30 @@ mod tests {
         assert_eq!(b.data()[0], 3, "writing never changes another message");
         assert_eq!(a.data()[0], 4);
         assert_eq!(a.len(), INLINE_CAP + 1);
+    }
+
+    #[test]
+    fn zeroed_for_fill_is_zero_on_reused_pool_memory_and_filled_in_place() {
+        // Dirty this thread's small block, then ask for bodies from the same class.
+        drop(Msg::copy_from(&[0xAB; 200]));
+        for len in [INLINE_CAP + 1, 64, 200, pool::MAX] {
+            let mut m = Msg::zeroed_for_fill(len);
+            assert_eq!(m.len(), len);
+            assert!(m.data().iter().all(|&b| b == 0), "{len} bytes not zeroed");
+            let p = m.data_ptr();
+            // SAFETY: p points to the message's len writable bytes.
+            unsafe { p.add(len - 1).write(7) };
+            assert_eq!(m.data()[len - 1], 7, "a write through data_ptr is the body");
+        }
+        assert!(matches!(Msg::zeroed_for_fill(64).data, Data::Pooled(_)));
+        assert!(matches!(
+            Msg::zeroed_for_fill(INLINE_CAP).data,
+            Data::Inline { .. }
+        ));
+        assert!(matches!(
+            Msg::zeroed_for_fill(pool::MAX + 1).data,
+            Data::Owned(_)
+        ));
     }
 
     #[test]

@@ -182,9 +182,21 @@ unsafe fn release(b: NonNull<Header>, n: usize) {
 impl PoolRef {
     /// Copies `data` (INLINE_CAP < len ≤ MAX) into this thread's block. `None` if the
     /// thread is exiting (its block is gone); the caller falls back to the heap.
+    #[inline]
     pub(crate) fn copy_from(data: &[u8]) -> Option<PoolRef> {
-        debug_assert!(data.len() <= MAX);
-        let len = data.len();
+        Self::place(data.len(), Some(data))
+    }
+
+    /// `len` zero bytes (INLINE_CAP < len ≤ MAX) in this thread's block, for a caller that
+    /// fills them through `as_mut_ptr`. `None` as for `copy_from`.
+    pub(crate) fn zeroed(len: usize) -> Option<PoolRef> {
+        Self::place(len, None)
+    }
+
+    /// A body of `len` bytes in this thread's block: a copy of `src`, or zeros.
+    #[inline(always)]
+    fn place(len: usize, src: Option<&[u8]>) -> Option<PoolRef> {
+        debug_assert!(len <= MAX);
         // Keep bodies 8-aligned (cheap copies, aligned data pointers for C callers).
         let room = (len + 7) & !7;
         let class = if len <= SMALL_MAX { &SMALL } else { &LARGE };
@@ -214,11 +226,11 @@ impl PoolRef {
                 // SAFETY: [used, used + len) lies inside the block (checked above) and no
                 // other body covers it: offsets only grow while this thread fills it.
                 unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        data.as_ptr(),
-                        block.as_ptr().cast::<u8>().add(used),
-                        len,
-                    )
+                    let at = block.as_ptr().cast::<u8>().add(used);
+                    match src {
+                        Some(data) => std::ptr::copy_nonoverlapping(data.as_ptr(), at, len),
+                        None => std::ptr::write_bytes(at, 0, len),
+                    }
                 };
                 f.used.set(used + room);
                 f.handed.set(f.handed.get() + 1);

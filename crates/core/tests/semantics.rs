@@ -187,7 +187,7 @@ fn push_blocks_at_sndhwm_plus_rcvhwm_over_inproc() {
 
 #[test]
 fn a_full_writer_gets_room_back_in_credits_of_half_the_mark() {
-    // As libzmq (checked with Debian's libzmq5 4.3.5): the reader returns room to the
+    // As libzmq (checked with Debian's libzmq5 4.3.4): the reader returns room to the
     // writer only every (hwm + 1) / 2 messages read, here 10 of the inproc pair's 20, and
     // then all 10 at once.
     let ctx = Context::new();
