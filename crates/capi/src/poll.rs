@@ -5,10 +5,15 @@
 //! (edge-triggered, like libzmq's ZMQ_FD). Waiting therefore means: ask every socket for
 //! its events (which re-arms its eventfd), and if nothing is ready, `poll` the eventfds
 //! together with the caller's plain descriptors, then ask again.
+//!
+//! Before it sleeps, the waiting thread reads the sockets' tcp/ipc connections itself and
+//! polls their descriptors too (caller-driven I/O: one socket through
+//! `Socket::wait_events`, several through `PollServe`), so a message does not wait for the
+//! I/O thread to wake, read it and wake this thread in turn.
 
 use crate::errno::{errno, fail, ffi, CResult};
 use crate::socket::sock_ref;
-use ferromq::{Socket, POLLIN, POLLOUT};
+use ferromq::{PollServe, Socket, POLLIN, POLLOUT};
 use std::os::raw::{c_int, c_long, c_short, c_void};
 use std::time::{Duration, Instant};
 
@@ -211,6 +216,10 @@ pub(crate) fn wait(
             },
         };
     }
+    // Several sockets: before the first sleep, read their connections from this thread
+    // and claim them, then sleep on their descriptors too (see `PollServe`).
+    let mut serve: Option<PollServe> = None;
+    let mut served_pfds: Vec<libc::pollfd> = Vec::new();
     loop {
         let mut ready = 0;
         for e in entries.iter_mut() {
@@ -231,10 +240,42 @@ pub(crate) fn wait(
         } else {
             remaining_ms(deadline)
         };
+        if wait_ms != 0 && serve.is_none() {
+            let mut s = PollServe::new();
+            let mut moved = false;
+            for e in entries.iter() {
+                if let Some(sock) = e.sock.filter(|_| e.events & ZMQ_POLLIN != 0) {
+                    moved |= s.add(sock);
+                }
+            }
+            serve = Some(s);
+            if moved {
+                continue;
+            }
+        }
         for p in pfds.iter_mut() {
             p.revents = 0;
         }
-        sys_poll(pfds, wait_ms, sigmask)?;
+        match &mut serve {
+            Some(s) if s.fds().next().is_some() => {
+                served_pfds.clear();
+                served_pfds.extend_from_slice(pfds);
+                served_pfds.extend(s.fds().map(|(fd, write)| libc::pollfd {
+                    fd,
+                    events: libc::POLLIN | libc::POLLRDHUP | if write { libc::POLLOUT } else { 0 },
+                    revents: 0,
+                }));
+                sys_poll(&mut served_pfds, wait_ms, sigmask)?;
+                let (own, conns) = served_pfds.split_at(pfds.len());
+                pfds.copy_from_slice(own);
+                if conns.iter().any(|p| p.revents != 0) {
+                    s.pull();
+                }
+            }
+            _ => {
+                sys_poll(pfds, wait_ms, sigmask)?;
+            }
+        }
         for (e, p) in entries.iter_mut().zip(pfds.iter()) {
             if e.sock.is_none() {
                 e.revents = fd_revents(p.revents);
@@ -377,6 +418,76 @@ mod tests {
             fd_revents(libc::POLLNVAL | libc::POLLOUT),
             ZMQ_POLLERR | ZMQ_POLLOUT
         );
+    }
+
+    #[test]
+    fn several_sockets_are_served_by_the_waiting_thread_and_lose_nothing() {
+        use ferromq::options::id as opt;
+        use ferromq::{Context, OptionValue, SocketType};
+        // Two PULLs (tcp and ipc), each fed 1 MiB messages by its own PUSH thread, waited
+        // on together: the waiting thread reads (and claims) both connections itself
+        // between polls. Every message must arrive whole and in order on its socket, and a
+        // quiet wait must still end at its deadline.
+        let ctx = Context::new();
+        let mut pulls = Vec::new();
+        let mut senders = Vec::new();
+        for (k, ep) in ["tcp://127.0.0.1:*", "ipc://@ferromq-poll-serve"]
+            .iter()
+            .enumerate()
+        {
+            let pull = ctx.socket(SocketType::Pull).unwrap();
+            pull.set_int(opt::LINGER, 0).unwrap();
+            pull.bind(ep).unwrap();
+            let ep = match pull.get_option(opt::LAST_ENDPOINT).unwrap() {
+                OptionValue::Str(e) => e.trim_end_matches('\0').to_string(),
+                _ => unreachable!(),
+            };
+            let push = ctx.socket(SocketType::Push).unwrap();
+            push.connect(&ep).unwrap();
+            senders.push(std::thread::spawn(move || {
+                for i in 0..30u32 {
+                    let body: Vec<u8> = (0..1u32 << 20).map(|j| (j ^ i ^ k as u32) as u8).collect();
+                    push.send(&body, 0).unwrap();
+                }
+                push
+            }));
+            pulls.push(pull);
+        }
+        let mut next = [0u32; 2];
+        while next != [30, 30] {
+            let mut e = [0, 1].map(|k| Entry {
+                sock: Some(&pulls[k]),
+                fd: -1,
+                events: ZMQ_POLLIN,
+                revents: 0,
+            });
+            assert!(wait(&mut e, 5000, None).unwrap() > 0, "nothing within 5 s");
+            for k in 0..2 {
+                if e[k].revents & ZMQ_POLLIN != 0 {
+                    let m = pulls[k].recv(ferromq::DONTWAIT).unwrap();
+                    let i = next[k];
+                    let ok = m.data().len() == 1 << 20
+                        && m.data()
+                            .iter()
+                            .enumerate()
+                            .all(|(j, &b)| b == (j as u32 ^ i ^ k as u32) as u8);
+                    assert!(ok, "message {i} on socket {k}");
+                    next[k] += 1;
+                }
+            }
+        }
+        let mut e = [0, 1].map(|k| Entry {
+            sock: Some(&pulls[k]),
+            fd: -1,
+            events: ZMQ_POLLIN,
+            revents: 0,
+        });
+        let start = Instant::now();
+        assert_eq!(wait(&mut e, 30, None).unwrap(), 0);
+        assert!(start.elapsed() >= Duration::from_millis(30));
+        let pushes: Vec<_> = senders.into_iter().map(|t| t.join().unwrap()).collect();
+        drop((pushes, pulls));
+        ctx.term().unwrap();
     }
 
     #[test]

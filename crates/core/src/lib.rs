@@ -25,6 +25,7 @@ mod msg;
 pub mod options;
 mod pattern;
 mod pipe;
+mod poll_serve;
 mod pool;
 mod signal;
 mod socket;
@@ -38,6 +39,7 @@ pub use ferromq_zmtp::SocketType;
 pub use monitor::event;
 pub use msg::{Metadata, Msg, INLINE_CAP};
 pub use options::OptionValue;
+pub use poll_serve::PollServe;
 pub use socket::{Socket, DONTWAIT, POLLIN, POLLOUT, SNDMORE};
 #[doc(hidden)]
 pub use transport::fuzz_parse_endpoint;

@@ -527,6 +527,31 @@ impl Socket {
         result.and_then(|()| self.events())
     }
 
+    /// Reads this socket's connections from the calling thread (as a receive that finds
+    /// nothing does) and claims them for its coming sleep (`PollServe`). The bool: the
+    /// socket's state moved meanwhile (look at `events()` before sleeping). The claims end
+    /// when the `Served` is dropped, which must happen without this socket's lock held.
+    pub(crate) fn pull_and_claim(&self) -> (bool, Served) {
+        let sig = &self.inner.signal;
+        let seen = sig.generation();
+        let mut sources = {
+            let mut st = self.inner.lock();
+            let buf = std::mem::take(&mut st.sources_buf);
+            if st.closed {
+                Vec::new()
+            } else {
+                st.conn_sources(buf)
+            }
+        };
+        pull_all(&sources);
+        let served = Served::claim(&sources);
+        if sources.capacity() > 0 {
+            sources.clear();
+            self.inner.lock().sources_buf = sources;
+        }
+        (sig.generation() != seen, served)
+    }
+
     /// Readiness without re-arming `fd()`. When nothing is there to receive, also fills
     /// `sources` (if given and empty) with the connections a waiting thread may read itself.
     fn events_now(&self, sources: Option<&mut Vec<Weak<ConnHandle>>>) -> Result<i16> {
