@@ -424,10 +424,7 @@ impl Socket {
         };
         // Unclaims (outside the socket's lock).
         drop(served);
-        if sources.capacity() > 0 {
-            sources.clear();
-            self.inner.lock().sources_buf = sources;
-        }
+        self.give_back_sources(sources);
         result
     }
 
@@ -520,10 +517,7 @@ impl Socket {
             }
         };
         drop(served);
-        if sources.capacity() > 0 {
-            sources.clear();
-            self.inner.lock().sources_buf = sources;
-        }
+        self.give_back_sources(sources);
         result.and_then(|()| self.events())
     }
 
@@ -534,22 +528,27 @@ impl Socket {
     pub(crate) fn pull_and_claim(&self) -> (bool, Served) {
         let sig = &self.inner.signal;
         let seen = sig.generation();
-        let mut sources = {
+        let sources = {
             let mut st = self.inner.lock();
-            let buf = std::mem::take(&mut st.sources_buf);
             if st.closed {
                 Vec::new()
             } else {
-                st.conn_sources(buf)
+                st.conn_sources(Vec::new())
             }
         };
         pull_all(&sources);
         let served = Served::claim(&sources);
+        self.give_back_sources(sources);
+        (sig.generation() != seen, served)
+    }
+
+    /// Hands a sources buffer (from `conn_sources`) back to the socket for the next wait,
+    /// so that waits do not allocate. Takes the socket's lock: call it without holding it.
+    fn give_back_sources(&self, mut sources: Vec<Weak<ConnHandle>>) {
         if sources.capacity() > 0 {
             sources.clear();
             self.inner.lock().sources_buf = sources;
         }
-        (sig.generation() != seen, served)
     }
 
     /// Readiness without re-arming `fd()`. When nothing is there to receive, also fills
