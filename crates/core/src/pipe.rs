@@ -450,6 +450,18 @@ impl Queue {
         self.is_conflate() && self.conflated().complete > 0
     }
 
+    /// A value that changes whenever a frame is published or the writer closes, read
+    /// without the reader's lock: a reader that only looks for news now and then (XPUB's
+    /// subscriptions, at every send) skips its pop while the mark stays the same. None
+    /// means "look" (a conflating queue publishes no count; a closed writer must be seen).
+    #[inline]
+    pub(crate) fn news_mark(&self) -> Option<u64> {
+        if self.is_conflate() || self.writer_closed.load(Ordering::Acquire) {
+            return None;
+        }
+        Some(self.ring.published_count())
+    }
+
     /// Takes the next frame, if a whole message (or the rest of one being read) is queued.
     #[inline]
     pub(crate) fn pop(&self) -> Option<Msg> {
@@ -689,5 +701,32 @@ impl Pipe {
     pub(crate) fn close(&self) {
         self.out.close_writer();
         self.inq.close_reader();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_news_mark_moves_with_each_publish_and_gives_way_when_the_writer_closes() {
+        let q = Queue::new(0);
+        let empty = q.news_mark();
+        assert!(empty.is_some());
+        // A frame with more to come is not published yet: no news.
+        let mut part = Msg::copy_from(b"part");
+        part.set_more(true);
+        assert!(q.push(part).is_ok());
+        assert_eq!(q.news_mark(), empty);
+        assert!(q.push(Msg::copy_from(b"last")).is_ok());
+        let one = q.news_mark();
+        assert_ne!(one, empty);
+        // Reading does not move it: a reader that read up to its mark has no news.
+        while q.pop().is_some() {}
+        assert_eq!(q.news_mark(), one);
+        assert!(q.push(Msg::copy_from(b"again")).is_ok());
+        assert_ne!(q.news_mark(), one);
+        q.close_writer();
+        assert_eq!(q.news_mark(), None);
     }
 }

@@ -223,6 +223,12 @@ impl<T: Send, W, R> Spsc<T, W, R> {
         }
     }
 
+    /// How many values were ever published (the reader's lock not taken, no arming).
+    #[inline]
+    pub(crate) fn published_count(&self) -> u64 {
+        self.published.load(Ordering::Acquire) & !WAITING
+    }
+
     /// Marks the reader as waiting (a new reader that has not looked yet).
     pub(crate) fn set_waiting(&self) {
         self.published.fetch_or(WAITING, Ordering::AcqRel);

@@ -462,3 +462,55 @@ fn sender_closing_at_hwm_loses_nothing() {
     drop(pull);
     ctx.term().unwrap();
 }
+
+/// A publisher reads its subscribers' (un)subscriptions only when something new has come
+/// in since its last send: each later change must still take effect, on every transport.
+#[test]
+fn a_publisher_applies_every_later_subscription_change() {
+    const UNSUBSCRIBE: i32 = 7;
+    let ctx = Context::new();
+    for ep in endpoints("pubsub-changes") {
+        let (publ, sub) = pair(&ctx, SocketType::Pub, SocketType::Sub, &ep);
+        // Publishes `topic` until one arrives (the subscription has reached the publisher).
+        let sync = |topic: &[u8]| {
+            for _ in 0..1000 {
+                publ.send(topic, 0).unwrap();
+                if let Ok(m) = sub.recv(DONTWAIT) {
+                    assert_eq!(m.data(), topic);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            panic!("{ep}: {} never arrived", String::from_utf8_lossy(topic));
+        };
+        sub.set_option(SUBSCRIBE, b"a").unwrap();
+        sync(b"a");
+        for round in 0..3 {
+            sub.set_option(UNSUBSCRIBE, b"a").unwrap();
+            sub.set_option(SUBSCRIBE, b"b").unwrap();
+            sync(b"b");
+            publ.send(b"a-dropped", 0).unwrap();
+            publ.send(b"b-end", 0).unwrap();
+            loop {
+                let m = sub.recv(0).unwrap();
+                assert_ne!(m.data(), b"a-dropped", "{ep} round {round}");
+                if m.data() == b"b-end" {
+                    break;
+                }
+            }
+            sub.set_option(UNSUBSCRIBE, b"b").unwrap();
+            sub.set_option(SUBSCRIBE, b"a").unwrap();
+            sync(b"a");
+            publ.send(b"b-dropped", 0).unwrap();
+            publ.send(b"a-end", 0).unwrap();
+            loop {
+                let m = sub.recv(0).unwrap();
+                assert_ne!(m.data(), b"b-dropped", "{ep} round {round}");
+                if m.data() == b"a-end" {
+                    break;
+                }
+            }
+        }
+    }
+    ctx.term().unwrap();
+}

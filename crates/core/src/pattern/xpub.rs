@@ -22,6 +22,8 @@ struct Peer {
     reading_more: bool,
     /// Subscribed to the empty topic (everything): no per-message prefix scan.
     everything: bool,
+    /// The upstream queue's `news_mark` when last read out (None: read it at next look).
+    upstream_mark: Option<u64>,
 }
 
 impl Peer {
@@ -67,6 +69,21 @@ impl XPub {
             nodrop: false,
             welcome: None,
             last_pipe: None,
+        }
+    }
+
+    /// `process_upstream` if a peer sent something or went since the last look: a send
+    /// does not pay a locked pop (and a re-arm) on each peer's empty upstream queue. The
+    /// marks are read before the pops, so a frame published meanwhile changes the mark.
+    fn process_upstream_if_news(&mut self) {
+        let mut news = false;
+        for p in &mut self.peers {
+            let mark = p.pipe.inq.news_mark();
+            news |= mark.is_none() || mark != p.upstream_mark;
+            p.upstream_mark = mark;
+        }
+        if news {
+            self.process_upstream();
         }
     }
 
@@ -169,6 +186,7 @@ impl Pattern for XPub {
             requested: HashSet::new(),
             reading_more: false,
             everything: false,
+            upstream_mark: None,
         });
     }
 
@@ -179,7 +197,7 @@ impl Pattern for XPub {
     }
 
     fn send(&mut self, mut msg: Msg) -> std::result::Result<(), (Error, Msg)> {
-        self.process_upstream();
+        self.process_upstream_if_news();
         let more = msg.more();
         if !self.more_out {
             self.targets.clear();
@@ -197,6 +215,18 @@ impl Pattern for XPub {
                     return Err((Error::Again, msg));
                 }
             }
+        }
+        if let [only] = self.targets[..] {
+            // One subscriber (the common case): the message moves straight into its pipe,
+            // without the Option juggling below (its moves stalled on store forwarding).
+            if let Some(p) = self.peers.iter().find(|p| p.pipe.id == only) {
+                if p.pipe.out.push(msg).is_err() {
+                    // A peer that missed the first frame misses the whole message.
+                    self.targets.clear();
+                }
+            }
+            self.more_out = more;
+            return Ok(());
         }
         if self.targets.len() > 1 {
             msg.make_shared();

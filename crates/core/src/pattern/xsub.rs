@@ -71,12 +71,16 @@ impl XSub {
                 self.pending = Some(m);
                 return true;
             }
-            let mut more = m.more();
-            while more {
-                more = self.fq.recv().is_some_and(|(x, _)| x.more());
-            }
+            self.skip_rest(m.more());
         }
         false
+    }
+
+    /// Drops the rest of a message whose first frame did not match.
+    fn skip_rest(&mut self, mut more: bool) {
+        while more {
+            more = self.fq.recv().is_some_and(|(x, _)| x.more());
+        }
     }
 
     fn replay(&self, pipe: &Pipe) {
@@ -142,12 +146,21 @@ impl Pattern for XSub {
             self.more_in = m.more();
             return Ok(m);
         }
-        if !self.fetch_matching() {
-            return Err(Error::Again);
+        // A message matched by can_recv (zmq_poll, ZMQ_EVENTS) waits in `pending`;
+        // otherwise the next match goes to the caller directly, not through `pending`
+        // (moving it in and out of the Option stalled on store forwarding at 64 B).
+        if let Some(m) = self.pending.take() {
+            self.more_in = m.more();
+            return Ok(m);
         }
-        let m = self.pending.take().ok_or(Error::Again)?;
-        self.more_in = m.more();
-        Ok(m)
+        while let Some((m, _)) = self.fq.recv() {
+            if self.topics.matches(m.data()) != self.invert {
+                self.more_in = m.more();
+                return Ok(m);
+            }
+            self.skip_rest(m.more());
+        }
+        Err(Error::Again)
     }
 
     fn can_send(&mut self) -> bool {
