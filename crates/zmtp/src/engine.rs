@@ -180,7 +180,7 @@ impl Engine {
     /// Returns spare input space for the caller to read into directly, then
     /// report with [`input_filled`]: at least `min` bytes of the receive
     /// buffer (which grows while reads keep filling it), or, while a large
-    /// frame body (8 KiB or more) is being received, the rest of that body in
+    /// frame body (32 KiB or more) is being received, the rest of that body in
     /// its own allocation, ending exactly where the body ends (so it is never
     /// copied; the next call returns the receive buffer again).
     ///
