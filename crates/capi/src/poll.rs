@@ -244,8 +244,10 @@ pub(crate) fn wait(
             let mut s = PollServe::new();
             let mut moved = false;
             for e in entries.iter() {
-                if let Some(sock) = e.sock.filter(|_| e.events & ZMQ_POLLIN != 0) {
-                    moved |= s.add(sock);
+                match e.sock {
+                    Some(sock) if e.events & ZMQ_POLLIN != 0 => moved |= s.add(sock),
+                    Some(sock) if e.events & ZMQ_POLLOUT != 0 => s.watch(sock),
+                    _ => {}
                 }
             }
             serve = Some(s);
@@ -253,6 +255,18 @@ pub(crate) fn wait(
                 continue;
             }
         }
+        // Spin before sleeping, as a blocking receive does, unless a plain descriptor is
+        // waited on too (a spin cannot see it without a system call).
+        let spun = match &mut serve {
+            Some(s) if wait_ms != 0 && !has_fds => {
+                if s.spin() {
+                    continue;
+                }
+                true
+            }
+            _ => false,
+        };
+        let slept_from = spun.then(Instant::now);
         for p in pfds.iter_mut() {
             p.revents = 0;
         }
@@ -275,6 +289,9 @@ pub(crate) fn wait(
             _ => {
                 sys_poll(pfds, wait_ms, sigmask)?;
             }
+        }
+        if let (Some(t), Some(s)) = (slept_from, &mut serve) {
+            s.slept(t.elapsed().as_nanos() as u64);
         }
         for (e, p) in entries.iter_mut().zip(pfds.iter()) {
             if e.sock.is_none() {
@@ -487,6 +504,73 @@ mod tests {
         assert!(start.elapsed() >= Duration::from_millis(30));
         let pushes: Vec<_> = senders.into_iter().map(|t| t.join().unwrap()).collect();
         drop((pushes, pulls));
+        ctx.term().unwrap();
+    }
+
+    #[test]
+    fn a_wait_on_several_sockets_ends_at_a_change_of_any_kind() {
+        use ferromq::options::id as opt;
+        use ferromq::{Context, SocketType};
+        // A PUSH at its HWM waited on for room, beside a PULL waited on for input (the
+        // waiting thread spins on both, then sleeps): a peer draining the PUSH, then one
+        // sending to the PULL, each ends a wait with that socket's event, many times over.
+        let ctx = Context::new();
+        let push = ctx.socket(SocketType::Push).unwrap();
+        push.set_int(opt::SNDHWM, 1).unwrap();
+        push.bind("inproc://several-push").unwrap();
+        let drain = ctx.socket(SocketType::Pull).unwrap();
+        drain.set_int(opt::RCVHWM, 1).unwrap();
+        drain.connect("inproc://several-push").unwrap();
+        let pull = ctx.socket(SocketType::Pull).unwrap();
+        pull.bind("inproc://several-pull").unwrap();
+        let feed = ctx.socket(SocketType::Push).unwrap();
+        feed.connect("inproc://several-pull").unwrap();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<bool>();
+        let peer = std::thread::spawn(move || {
+            // true: take one message off the PUSH; false: send one to the PULL.
+            while let Ok(drain_one) = go_rx.recv() {
+                std::thread::sleep(Duration::from_micros(200));
+                if drain_one {
+                    drain.recv(0).unwrap();
+                } else {
+                    feed.send(b"x", 0).unwrap();
+                }
+            }
+            (drain, feed)
+        });
+        for round in 0..40 {
+            // Fill the PUSH until it refuses.
+            while push.send(b"y", ferromq::DONTWAIT).is_ok() {}
+            let drain_one = round % 2 == 0;
+            go_tx.send(drain_one).unwrap();
+            let mut e = [
+                Entry {
+                    sock: Some(&push),
+                    fd: -1,
+                    events: ZMQ_POLLOUT,
+                    revents: 0,
+                },
+                Entry {
+                    sock: Some(&pull),
+                    fd: -1,
+                    events: ZMQ_POLLIN,
+                    revents: 0,
+                },
+            ];
+            assert_eq!(wait(&mut e, 5000, None).unwrap(), 1, "round {round}");
+            if drain_one {
+                assert_eq!((e[0].revents, e[1].revents), (ZMQ_POLLOUT, 0));
+            } else {
+                assert_eq!((e[0].revents, e[1].revents), (0, ZMQ_POLLIN));
+                assert_eq!(pull.recv(0).unwrap().data(), b"x");
+            }
+        }
+        drop(go_tx);
+        let (drain, feed) = peer.join().unwrap();
+        for s in [&push, &pull, &drain, &feed] {
+            s.set_int(opt::LINGER, 0).unwrap();
+        }
+        drop((push, pull, drain, feed));
         ctx.term().unwrap();
     }
 

@@ -4,11 +4,19 @@
 //! it sleeps it polls their descriptors beside the sockets' eventfds, and when one is
 //! ready it reads it. A message then costs no I/O-thread wake-up and no cross-thread
 //! hand-over, as with a blocking receive (`Socket::wait_events` does the same for one
-//! socket, with a spin first).
+//! socket). Before the sleep it may spin (`spin`), reading those connections between
+//! looks, under the same adaptive policy as a blocking receive.
 
 use crate::io::Served;
-use crate::signal::SelfServe;
-use crate::socket::Socket;
+use crate::signal::{spin_until, SelfServe, SpinPolicy};
+use crate::socket::{SignalMark, Socket};
+use std::cell::RefCell;
+
+thread_local! {
+    /// The spin policy of this thread's waits on several sockets (one socket's waits use
+    /// that socket's own).
+    static POLICY: RefCell<SpinPolicy> = RefCell::new(SpinPolicy::default());
+}
 
 /// The connections of the sockets one waiting thread serves itself. Every claim ends when
 /// this is dropped (which blocks briefly on each connection: drop it without holding any
@@ -16,6 +24,8 @@ use crate::socket::Socket;
 #[derive(Default)]
 pub struct PollServe {
     served: Vec<Served>,
+    /// The waited-on sockets' signals, with the generation last seen of each.
+    marks: Vec<SignalMark>,
 }
 
 impl PollServe {
@@ -27,9 +37,46 @@ impl PollServe {
     /// Reads `sock`'s connections now and claims them for this thread's sleep. True if
     /// that changed the socket's state: look at its events again before sleeping.
     pub fn add(&mut self, sock: &Socket) -> bool {
-        let (moved, served) = sock.pull_and_claim();
+        let (moved, served, mark) = sock.pull_and_claim();
         self.served.push(served);
+        self.marks.push(mark);
         moved
+    }
+
+    /// Also watch `sock` (one not read here, e.g. waited on for POLLOUT only) in `spin`.
+    /// Call it after looking at the socket's `events()`.
+    pub fn watch(&mut self, sock: &Socket) {
+        self.marks.push(sock.mark());
+    }
+
+    /// Spins before a sleep, if this thread's policy says a spin pays, until one of the
+    /// sockets given to `add`/`watch` changes (true: look at their events again), reading
+    /// the connections between looks. False: sleep, then report it with `slept`.
+    pub fn spin(&mut self) -> bool {
+        POLICY.with(|p| {
+            let mut policy = p.borrow_mut();
+            let budget = policy.budget_ns();
+            if budget == 0 {
+                return false;
+            }
+            let (served, marks) = (&mut self.served, &mut self.marks);
+            let pull = || served.iter_mut().for_each(|s| s.pull());
+            let changed = || marks.iter().any(|(sig, seen)| sig.moved_from(*seen));
+            if !spin_until(budget, &mut policy, pull, changed) {
+                return false;
+            }
+            policy.spin_caught();
+            // The next spin waits for the change after this one.
+            for (sig, seen) in marks.iter_mut() {
+                *seen = sig.generation();
+            }
+            true
+        })
+    }
+
+    /// The sleep after a failed `spin` ended with something ready after `ns`.
+    pub fn slept(&mut self, ns: u64) {
+        POLICY.with(|p| p.borrow_mut().slept(ns));
     }
 
     /// The descriptors to poll while asleep: `(fd, also_writable)`. Input always; room for

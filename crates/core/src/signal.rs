@@ -169,6 +169,46 @@ impl SpinPolicy {
     }
 }
 
+/// Spins up to `budget_ns` until `changed()`, calling `pull` (the waiter's own reads)
+/// between looks. True if it changed. Yields now and then if the policy permits; a yield
+/// that lasts `STARVED_YIELD_FACTOR` budgets ends the yields and is reported to the policy,
+/// and every yield's length tells the policy whether the peer shares this core.
+pub(crate) fn spin_until(
+    budget_ns: u32,
+    policy: &mut SpinPolicy,
+    mut pull: impl FnMut(),
+    changed: impl Fn() -> bool,
+) -> bool {
+    let start = Instant::now();
+    let mut may_yield = policy.take_yield_permit();
+    let mut next_yield = policy.first_yield_ns();
+    loop {
+        pull();
+        for _ in 0..32 {
+            if changed() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        let spun = start.elapsed().as_nanos() as u64;
+        if spun >= budget_ns as u64 {
+            return false;
+        }
+        if may_yield && spun >= next_yield {
+            // Let a thread waiting for this core run (the one we wait for, when there are
+            // more busy threads than cores); returns at once otherwise.
+            std::thread::yield_now();
+            let back = start.elapsed().as_nanos() as u64;
+            if back - spun > STARVED_YIELD_FACTOR * budget_ns as u64 {
+                may_yield = false;
+                policy.yield_starved();
+            }
+            policy.yielded(back - spun, changed());
+            next_yield = spun + YIELD_EVERY_NS;
+        }
+    }
+}
+
 /// Most connections a waiting thread reads itself (see [`SelfServe`]).
 pub(crate) const MAX_SELF_SERVED: usize = 4;
 
@@ -299,9 +339,6 @@ impl Signal {
     }
 
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
-    /// Yields now and then if the policy permits; a yield that lasts `STARVED_YIELD_FACTOR`
-    /// budgets ends the yields and is reported to the policy, and every yield's length
-    /// tells the policy whether the peer shares this core.
     fn spin_for(
         &self,
         seen: u64,
@@ -309,35 +346,14 @@ impl Signal {
         io: &mut dyn SelfServe,
         policy: &mut SpinPolicy,
     ) -> bool {
-        let start = Instant::now();
-        let mut may_yield = policy.take_yield_permit();
-        let mut next_yield = policy.first_yield_ns();
-        loop {
-            io.pull();
-            for _ in 0..32 {
-                if self.generation.load(Ordering::Relaxed) != seen {
-                    // Pairs with notify's SeqCst increment.
-                    return self.generation.load(Ordering::SeqCst) != seen;
-                }
-                std::hint::spin_loop();
-            }
-            let spun = start.elapsed().as_nanos() as u64;
-            if spun >= budget_ns as u64 {
-                return false;
-            }
-            if may_yield && spun >= next_yield {
-                // Let a thread waiting for this core run (the one we wait for, when
-                // there are more busy threads than cores); returns at once otherwise.
-                std::thread::yield_now();
-                let back = start.elapsed().as_nanos() as u64;
-                if back - spun > STARVED_YIELD_FACTOR * budget_ns as u64 {
-                    may_yield = false;
-                    policy.yield_starved();
-                }
-                policy.yielded(back - spun, self.generation.load(Ordering::Relaxed) != seen);
-                next_yield = spun + YIELD_EVERY_NS;
-            }
-        }
+        // SeqCst pairs with notify's SeqCst increment (a plain load on x86).
+        spin_until(budget_ns, policy, || io.pull(), || self.moved_from(seen))
+    }
+
+    /// True if the generation moved from `seen` (a waiter's look, also on several signals).
+    #[inline]
+    pub(crate) fn moved_from(&self, seen: u64) -> bool {
+        self.generation.load(Ordering::SeqCst) != seen
     }
 
     /// Blocks until the generation differs from `seen`, `deadline` passes, or a signal
@@ -460,6 +476,34 @@ mod tests {
     use super::*;
 
     const SHORT: u64 = 30_000;
+
+    #[test]
+    fn a_spin_pulls_between_looks_and_stops_at_the_change() {
+        use std::cell::Cell;
+        let pulls = Cell::new(0);
+        let mut p = SpinPolicy::with_max(1_000_000_000);
+        let caught = spin_until(
+            1_000_000_000,
+            &mut p,
+            || pulls.set(pulls.get() + 1),
+            || pulls.get() >= 3,
+        );
+        assert!(caught);
+        assert_eq!(
+            pulls.get(),
+            3,
+            "a look after each pull, none after the change"
+        );
+        // Nothing changes: the spin ends at its budget, having pulled at least once.
+        pulls.set(0);
+        assert!(!spin_until(
+            0,
+            &mut p,
+            || pulls.set(pulls.get() + 1),
+            || false
+        ));
+        assert_eq!(pulls.get(), 1);
+    }
 
     #[test]
     fn a_zero_maximum_never_spins() {

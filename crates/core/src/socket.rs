@@ -10,6 +10,9 @@ use crate::options::{id, OptionValue, Options};
 use crate::pattern::{new_pattern, Pattern, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::signal::{Signal, Wait, MAX_SELF_SERVED};
+
+/// A socket's signal and a generation of it seen by a waiter.
+pub(crate) type SignalMark = (Arc<Signal>, u64);
 use crate::transport::{inproc, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
@@ -525,7 +528,8 @@ impl Socket {
     /// nothing does) and claims them for its coming sleep (`PollServe`). The bool: the
     /// socket's state moved meanwhile (look at `events()` before sleeping). The claims end
     /// when the `Served` is dropped, which must happen without this socket's lock held.
-    pub(crate) fn pull_and_claim(&self) -> (bool, Served) {
+    /// The mark: this socket's signal and its generation after the reads (see `mark`).
+    pub(crate) fn pull_and_claim(&self) -> (bool, Served, SignalMark) {
         let sig = &self.inner.signal;
         let seen = sig.generation();
         let sources = {
@@ -539,7 +543,15 @@ impl Socket {
         pull_all(&sources);
         let served = Served::claim(&sources);
         self.give_back_sources(sources);
-        (sig.generation() != seen, served)
+        let now = sig.generation();
+        (now != seen, served, (sig.clone(), now))
+    }
+
+    /// This socket's signal and its generation now: a waiter that looked at `events()`
+    /// before taking it knows that anything it saw not yet moves the generation later.
+    pub(crate) fn mark(&self) -> SignalMark {
+        let sig = &self.inner.signal;
+        (sig.clone(), sig.generation())
     }
 
     /// Hands a sources buffer (from `conn_sources`) back to the socket for the next wait,
