@@ -354,7 +354,15 @@ impl Socket {
         {
             let mut st = self.inner.lock();
             if !st.closed && !self.inner.ctx.is_terminating() {
-                match st.pattern.recv() {
+                // A receive that would block next may watch an empty queue for a moment
+                // before asking for a wake (see `pipe::spin_before_arm`).
+                let blocking = flags & DONTWAIT == 0 && (until.is_some() || st.opts.rcvtimeo != 0);
+                let got = if blocking {
+                    crate::pipe::spin_before_arm(|| st.pattern.recv())
+                } else {
+                    st.pattern.recv()
+                };
+                match got {
                     Ok(m) => {
                         st.rcvmore = m.more();
                         return Ok(m);
