@@ -10,15 +10,15 @@ use crate::options::{id, OptionValue, Options};
 use crate::pattern::{new_pattern, Pattern, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::signal::{Signal, Wait, MAX_SELF_SERVED};
-
-/// A socket's signal and a generation of it seen by a waiter.
-pub(crate) type SignalMark = (Arc<Signal>, u64);
 use crate::transport::{inproc, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
+
+/// A socket's signal and a generation of it seen by a waiter.
+pub(crate) type SignalMark = (Arc<Signal>, u64);
 
 /// `send`/`recv` flag: do not block; fail with `Again` instead.
 pub const DONTWAIT: i32 = 1;
