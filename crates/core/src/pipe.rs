@@ -6,7 +6,8 @@
 use crate::io::{ConnHandle, ReactorShared};
 use crate::msg::Msg;
 use crate::signal::Signal;
-use crate::spsc::{Padded, Spsc, Writer};
+use crate::spsc::{Padded, Spsc, Watch, Writer};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -20,24 +21,40 @@ const WRITE_ALONG_MIN: usize = 32 * 1024;
 thread_local! {
     /// Set around a blocking receive's first look (`spin_before_arm`): the first empty
     /// queue it finds that no tcp/ipc connection writes (inproc) watches for a publish
-    /// before arming (`Reader::arm_after_spin`). Once per look, so a fair queue over many
-    /// idle pipes spins once, not per pipe. A connection's queue does not spin: the
-    /// receiving thread reads the connection itself next (tcp 64 B was 2-6 % slower).
-    static SPIN_BEFORE_ARM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// before arming (`Reader::arm_after_spin`), this way. Once per look, so a fair queue
+    /// over many idle pipes spins once, not per pipe. A connection's queue does not spin:
+    /// the receiving thread reads the connection itself next (tcp 64 B was 2-6 % slower).
+    static SPIN_BEFORE_ARM: Cell<Option<Watch>> = const { Cell::new(None) };
+    /// This thread sent a message since its last blocking receive (`note_send`): it is
+    /// in a request-reply exchange, and its next receive waits for an answer, not for
+    /// the next value of a stream. True at first, so a thread's first receive is eager.
+    static SENT_SINCE_RECEIVE: Cell<bool> = const { Cell::new(true) };
 }
 
 /// Runs `f` (a pattern's receive) letting the first empty queue it pops spin briefly
-/// before it arms: for a thread that would block next if nothing came.
+/// before it arms: for a thread that would block next if nothing came. The spin is eager
+/// if the thread sent something since its last such receive, patient otherwise.
 pub(crate) fn spin_before_arm<R>(f: impl FnOnce() -> R) -> R {
     struct Reset;
     impl Drop for Reset {
         fn drop(&mut self) {
-            SPIN_BEFORE_ARM.set(false);
+            SPIN_BEFORE_ARM.set(None);
         }
     }
-    SPIN_BEFORE_ARM.set(true);
+    let watch = if SENT_SINCE_RECEIVE.replace(false) {
+        Watch::Eager
+    } else {
+        Watch::Patient
+    };
+    SPIN_BEFORE_ARM.set(Some(watch));
     let _reset = Reset;
     f()
+}
+
+/// The calling thread sends a message (see `spin_before_arm`).
+#[inline]
+pub(crate) fn note_send() {
+    SENT_SINCE_RECEIVE.set(true);
 }
 
 /// Who to wake when a queue changes.
@@ -500,9 +517,14 @@ impl Queue {
                     return self.pop_conflated();
                 }
                 // Not on a connection's queue: its reader reads the socket itself first.
-                let spin =
-                    !self.conn_writer.load(Ordering::Relaxed) && SPIN_BEFORE_ARM.replace(false);
-                let published = if spin { r.arm_after_spin() } else { r.arm() };
+                let watch = match self.conn_writer.load(Ordering::Relaxed) {
+                    false => SPIN_BEFORE_ARM.take(),
+                    true => None,
+                };
+                let published = match watch {
+                    Some(w) => r.arm_after_spin(w),
+                    None => r.arm(),
+                };
                 if !published {
                     return None;
                 }
@@ -734,6 +756,22 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_receive_watches_eagerly_only_after_a_send() {
+        let watch_of_next_receive = || spin_before_arm(|| SPIN_BEFORE_ARM.get());
+        // A fresh thread's first receive, then one in a stream of receives.
+        std::thread::spawn(move || {
+            assert_eq!(watch_of_next_receive(), Some(Watch::Eager));
+            assert_eq!(watch_of_next_receive(), Some(Watch::Patient));
+            assert_eq!(watch_of_next_receive(), Some(Watch::Patient));
+            note_send();
+            assert_eq!(watch_of_next_receive(), Some(Watch::Eager));
+            assert_eq!(SPIN_BEFORE_ARM.get(), None, "reset after the receive");
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn the_news_mark_moves_with_each_publish_and_gives_way_when_the_writer_closes() {

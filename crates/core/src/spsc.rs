@@ -29,10 +29,30 @@ use std::sync::Mutex;
 /// In `published`: the reader waits to be woken by the next publish.
 const WAITING: u64 = 1 << 63;
 
-/// `arm_after_spin`: this many looks at the published word, `SPIN_PAUSES` pauses apart
-/// (1-6 µs in all, by the CPU's pause latency), before asking for a wake.
-const SPIN_LOOKS: usize = 16;
-const SPIN_PAUSES: usize = 8;
+/// How `arm_after_spin` watches the published word before asking for a wake. Both last
+/// about 128 pauses (1-6 µs by the CPU's pause latency); they differ in how often they
+/// look. Each look pulls the word's cache line over to the reader's core, and the
+/// writer's next publish (an atomic swap) then stalls until it has the line back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Watch {
+    /// 16 looks, 8 pauses apart: a reply in a request-reply exchange is taken within
+    /// ~0.1 µs of its publish.
+    Eager,
+    /// 2 looks, 64 pauses apart: a consumer of a stream lets the writer publish several
+    /// values between two looks, so the writer stalls once per batch, not per value
+    /// (inproc PUB/SUB 64 B +50 %, PAIR +60 % on the Intel host).
+    Patient,
+}
+
+impl Watch {
+    /// (looks, pauses before each look)
+    fn pace(self) -> (usize, usize) {
+        match self {
+            Watch::Eager => (16, 8),
+            Watch::Patient => (2, 64),
+        }
+    }
+}
 
 /// Values per chunk (a chunk of 64-byte messages is 4 KiB).
 const CHUNK: usize = 64;
@@ -366,10 +386,11 @@ impl<T: Send, W, R> Reader<'_, T, W, R> {
     /// publish would then pay for waking it (the swap finds WAITING, the owner notifies);
     /// on a host where a cache line is slow to cross cores that halved inproc throughput.
     /// Only for a thread about to block anyway (a blocking receive): the look spins.
-    pub(crate) fn arm_after_spin(&mut self) -> bool {
+    pub(crate) fn arm_after_spin(&mut self, watch: Watch) -> bool {
         let pos = self.g.pos;
-        for _ in 0..SPIN_LOOKS {
-            for _ in 0..SPIN_PAUSES {
+        let (looks, pauses) = watch.pace();
+        for _ in 0..looks {
+            for _ in 0..pauses {
                 std::hint::spin_loop();
             }
             let seen = self.q.published.load(Ordering::Acquire);
@@ -458,10 +479,16 @@ mod tests {
 
     #[test]
     fn a_spinning_arm_asks_for_a_wake_only_when_nothing_came() {
+        for watch in [Watch::Eager, Watch::Patient] {
+            spinning_arm(watch);
+        }
+    }
+
+    fn spinning_arm(watch: Watch) {
         let q: Spsc<u32, (), ()> = Spsc::new((), ());
         // The first reader look clears the initial WAITING.
         assert!(q.reader().pop().is_none());
-        assert!(!q.reader().arm_after_spin());
+        assert!(!q.reader().arm_after_spin(watch));
         assert!(
             q.writer().publish(),
             "armed: the next publish wakes the reader"
@@ -470,7 +497,7 @@ mod tests {
         q.writer().push(7);
         q.writer().publish();
         let mut r = q.reader();
-        assert!(r.arm_after_spin());
+        assert!(r.arm_after_spin(watch));
         assert_eq!(r.pop(), Some(7));
         drop(r);
         q.writer().push(8);
@@ -488,7 +515,7 @@ mod tests {
             })
         };
         let mut r = q.reader();
-        let caught = r.arm_after_spin();
+        let caught = r.arm_after_spin(watch);
         drop(r);
         let woke = w.join().unwrap();
         assert!(caught || woke, "published {caught} / woken {woke}");
