@@ -25,6 +25,10 @@ thread_local! {
     /// over many idle pipes spins once, not per pipe. A connection's queue does not spin:
     /// the receiving thread reads the connection itself next (tcp 64 B was 2-6 % slower).
     static SPIN_BEFORE_ARM: Cell<Option<Watch>> = const { Cell::new(None) };
+    /// Set around a blocking receive's first look when its watch is patient: the first
+    /// inproc queue it pops whose reader has taken every value it knew of waits one look
+    /// interval before re-reading the published word (`Watch::Patient`). Once per look.
+    static PAUSE_BEFORE_REFRESH: Cell<bool> = const { Cell::new(false) };
     /// This thread sent a message since its last blocking receive (`note_send`): it is
     /// in a request-reply exchange, and its next receive waits for an answer, not for
     /// the next value of a stream. True at first, so a thread's first receive is eager.
@@ -39,6 +43,7 @@ pub(crate) fn spin_before_arm<R>(f: impl FnOnce() -> R) -> R {
     impl Drop for Reset {
         fn drop(&mut self) {
             SPIN_BEFORE_ARM.set(None);
+            PAUSE_BEFORE_REFRESH.set(false);
         }
     }
     let watch = if SENT_SINCE_RECEIVE.replace(false) {
@@ -47,6 +52,7 @@ pub(crate) fn spin_before_arm<R>(f: impl FnOnce() -> R) -> R {
         Watch::Patient
     };
     SPIN_BEFORE_ARM.set(Some(watch));
+    PAUSE_BEFORE_REFRESH.set(watch == Watch::Patient);
     let _reset = Reset;
     f()
 }
@@ -509,6 +515,12 @@ impl Queue {
             return None;
         }
         let mut r = self.ring.reader();
+        if r.exhausted()
+            && !self.conn_writer.load(Ordering::Relaxed)
+            && PAUSE_BEFORE_REFRESH.replace(false)
+        {
+            Watch::Patient.pause();
+        }
         let msg = match r.pop() {
             Some(m) => m,
             None => {
@@ -759,15 +771,44 @@ mod tests {
 
     #[test]
     fn a_receive_watches_eagerly_only_after_a_send() {
-        let watch_of_next_receive = || spin_before_arm(|| SPIN_BEFORE_ARM.get());
+        let watch_of_next_receive =
+            || spin_before_arm(|| (SPIN_BEFORE_ARM.get(), PAUSE_BEFORE_REFRESH.get()));
         // A fresh thread's first receive, then one in a stream of receives.
         std::thread::spawn(move || {
-            assert_eq!(watch_of_next_receive(), Some(Watch::Eager));
-            assert_eq!(watch_of_next_receive(), Some(Watch::Patient));
-            assert_eq!(watch_of_next_receive(), Some(Watch::Patient));
+            assert_eq!(watch_of_next_receive(), (Some(Watch::Eager), false));
+            assert_eq!(watch_of_next_receive(), (Some(Watch::Patient), true));
+            assert_eq!(watch_of_next_receive(), (Some(Watch::Patient), true));
             note_send();
-            assert_eq!(watch_of_next_receive(), Some(Watch::Eager));
+            assert_eq!(watch_of_next_receive(), (Some(Watch::Eager), false));
             assert_eq!(SPIN_BEFORE_ARM.get(), None, "reset after the receive");
+            assert!(!PAUSE_BEFORE_REFRESH.get());
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_patient_receive_pauses_once_and_loses_nothing() {
+        std::thread::spawn(move || {
+            let (a, b) = (Queue::new(0), Queue::new(0));
+            assert!(a.pop().is_none() && b.pop().is_none(), "first looks");
+            assert!(b.push(Msg::copy_from(b"b")).is_ok());
+            spin_before_arm(|| ()); // this thread's first receive: eager
+                                    // A patient receive over two queues (as a fair queue does): the first, empty
+                                    // and exhausted, takes the pause; the second is read at once, and its value
+                                    // is taken although the pause was spent.
+            assert!(spin_before_arm(|| {
+                assert!(PAUSE_BEFORE_REFRESH.get(), "a receive that did not send");
+                let first = a.pop();
+                assert!(!PAUSE_BEFORE_REFRESH.get(), "spent on the first queue");
+                first
+            })
+            .is_none());
+            assert!(spin_before_arm(|| {
+                assert!(a.pop().is_none());
+                b.pop()
+            })
+            .is_some_and(|m| m.data() == b"b"));
         })
         .join()
         .unwrap();
