@@ -21,17 +21,22 @@ const WRITE_ALONG_MIN: usize = 32 * 1024;
 thread_local! {
     /// Set around a blocking receive's first look (`spin_before_arm`): the first empty
     /// queue it finds that no tcp/ipc connection writes (inproc) watches for a publish
-    /// before arming (`Reader::arm_after_spin`), this way. Once per look, so a fair queue
-    /// over many idle pipes spins once, not per pipe. A connection's queue does not spin:
-    /// the receiving thread reads the connection itself next (tcp 64 B was 2-6 % slower).
+    /// before arming (`Reader::arm_after_spin`) with the `Watch` held here (None: arm at
+    /// once). Once per look, so a fair queue over many idle pipes spins once, not per
+    /// pipe. A connection's queue does not spin: the receiving thread reads the
+    /// connection itself next (tcp 64 B was 2-6 % slower).
     static SPIN_BEFORE_ARM: Cell<Option<Watch>> = const { Cell::new(None) };
     /// Set around a blocking receive's first look when its watch is patient: the first
-    /// inproc queue it pops whose reader has taken every value it knew of waits one look
-    /// interval before re-reading the published word (`Watch::Patient`). Once per look.
+    /// inproc queue it pops (not a connection's, not a conflating one) whose reader has
+    /// taken every value it knew of waits one look interval before re-reading the
+    /// published word (`Watch::Patient`). Once per look. The pause holds the socket's and
+    /// the reader's locks, as the watch that may follow it does.
     static PAUSE_BEFORE_REFRESH: Cell<bool> = const { Cell::new(false) };
-    /// This thread sent a message since its last blocking receive (`note_send`): it is
-    /// in a request-reply exchange, and its next receive waits for an answer, not for
-    /// the next value of a stream. True at first, so a thread's first receive is eager.
+    /// This thread tried to send a message (on any socket) since its last blocking
+    /// receive (`note_send`). A guess, per thread: such a thread is taken to be in a
+    /// request-reply exchange, its next receive waiting for an answer rather than for the
+    /// next value of a stream, so it watches eagerly. True at first, so a thread's first
+    /// receive is eager.
     static SENT_SINCE_RECEIVE: Cell<bool> = const { Cell::new(true) };
 }
 
@@ -517,6 +522,7 @@ impl Queue {
         let mut r = self.ring.reader();
         if r.exhausted()
             && !self.conn_writer.load(Ordering::Relaxed)
+            && !self.is_conflate()
             && PAUSE_BEFORE_REFRESH.replace(false)
         {
             Watch::Patient.pause();
@@ -529,9 +535,10 @@ impl Queue {
                     return self.pop_conflated();
                 }
                 // Not on a connection's queue: its reader reads the socket itself first.
-                let watch = match self.conn_writer.load(Ordering::Relaxed) {
-                    false => SPIN_BEFORE_ARM.take(),
-                    true => None,
+                let watch = if self.conn_writer.load(Ordering::Relaxed) {
+                    None
+                } else {
+                    SPIN_BEFORE_ARM.take()
                 };
                 let published = match watch {
                     Some(w) => r.arm_after_spin(w),
@@ -790,25 +797,35 @@ mod tests {
     #[test]
     fn a_patient_receive_pauses_once_and_loses_nothing() {
         std::thread::spawn(move || {
-            let (a, b) = (Queue::new(0), Queue::new(0));
-            assert!(a.pop().is_none() && b.pop().is_none(), "first looks");
-            assert!(b.push(Msg::copy_from(b"b")).is_ok());
+            let (idle, busy, conflating) = (Queue::new(0), Queue::new(0), Queue::new(0));
+            conflating.set_conflate();
+            assert!(idle.pop().is_none() && busy.pop().is_none(), "first looks");
+            for m in [&b"1"[..], b"2", b"3"] {
+                assert!(busy.push(Msg::copy_from(m)).is_ok());
+            }
+            assert!(busy.pop().is_some_and(|m| m.data() == b"1"));
             spin_before_arm(|| ()); // this thread's first receive: eager
-                                    // A patient receive over two queues (as a fair queue does): the first, empty
-                                    // and exhausted, takes the pause; the second is read at once, and its value
-                                    // is taken although the pause was spent.
-            assert!(spin_before_arm(|| {
+                                    // One patient receive over several queues, as a fair queue makes it.
+            let got = spin_before_arm(|| {
                 assert!(PAUSE_BEFORE_REFRESH.get(), "a receive that did not send");
-                let first = a.pop();
-                assert!(!PAUSE_BEFORE_REFRESH.get(), "spent on the first queue");
-                first
-            })
-            .is_none());
-            assert!(spin_before_arm(|| {
-                assert!(a.pop().is_none());
-                b.pop()
-            })
-            .is_some_and(|m| m.data() == b"b"));
+                // Values this reader already knows of: taken without the pause.
+                let two = busy.pop();
+                assert!(PAUSE_BEFORE_REFRESH.get(), "not spent on known values");
+                assert!(conflating.pop().is_none());
+                assert!(
+                    PAUSE_BEFORE_REFRESH.get(),
+                    "not spent on a conflating queue"
+                );
+                assert!(idle.pop().is_none());
+                assert!(
+                    !PAUSE_BEFORE_REFRESH.get(),
+                    "spent on the first exhausted queue"
+                );
+                // The busy queue is still read after the pause was spent elsewhere.
+                (two, busy.pop())
+            });
+            assert!(got.0.is_some_and(|m| m.data() == b"2"));
+            assert!(got.1.is_some_and(|m| m.data() == b"3"));
         })
         .join()
         .unwrap();

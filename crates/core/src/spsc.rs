@@ -40,10 +40,11 @@ pub(crate) enum Watch {
     Eager,
     /// 2 looks, 64 pauses apart: a consumer of a stream lets the writer publish several
     /// values between two looks, so the writer stalls once per batch, not per value
-    /// (inproc PUB/SUB 64 B +50 %, PAIR +60 % on the Intel host). Its receive also waits
-    /// one such interval before it re-reads the word after taking every value it knew
-    /// of (`pause`): re-reading at once found one new value at a time while the writer
-    /// kept publishing, a line transfer per value again (a further +15-30 %).
+    /// (inproc PUB/SUB 64 B +50 %, PAIR +60 % on the Intel host). Once per receive, on
+    /// the first inproc queue whose reader took every value it knew of, the receive also
+    /// waits one such interval (`pause`) before it re-reads the word: re-reading at once
+    /// found one new value at a time while the writer kept publishing, a line transfer
+    /// per value again (a further +15-30 %).
     Patient,
 }
 
