@@ -514,3 +514,73 @@ fn a_publisher_applies_every_later_subscription_change() {
     }
     ctx.term().unwrap();
 }
+
+#[test]
+fn xpub_nodrop_refuses_at_the_mark_and_loses_nothing() {
+    const XPUB_NODROP: i32 = 69;
+    let ctx = Context::new();
+    for subscribers in [1usize, 2] {
+        let publ = ctx.socket(SocketType::Pub).unwrap();
+        publ.set_int(SNDHWM, 5).unwrap();
+        publ.set_int(LINGER, 0).unwrap();
+        publ.set_int(XPUB_NODROP, 1).unwrap();
+        let ep = format!("inproc://nodrop-{subscribers}");
+        publ.bind(&ep).unwrap();
+        let subs: Vec<Socket> = (0..subscribers)
+            .map(|_| {
+                let sub = ctx.socket(SocketType::Sub).unwrap();
+                sub.set_int(RCVHWM, 5).unwrap();
+                sub.set_int(LINGER, 0).unwrap();
+                sub.set_option(SUBSCRIBE, b"").unwrap();
+                sub.connect(&ep).unwrap();
+                sub
+            })
+            .collect();
+        // Publish until every subscription has arrived, then empty the queues.
+        for sub in &subs {
+            let mut seen = false;
+            for _ in 0..500 {
+                publ.send(b"sync", 0).unwrap();
+                if sub.recv(DONTWAIT).is_ok() {
+                    seen = true;
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            assert!(seen, "subscription propagated");
+        }
+        for sub in &subs {
+            while sub.recv(DONTWAIT).is_ok() {}
+        }
+        let mut sent = 0u32;
+        while publ.send(&sent.to_be_bytes(), DONTWAIT).is_ok() {
+            sent += 1;
+            assert!(sent < 1000, "XPUB_NODROP never refused");
+        }
+        // At most SNDHWM + RCVHWM (inproc); fewer when the credit for the sync messages
+        // read above has not all come back (it returns in steps of half the mark).
+        assert!((5..=10).contains(&sent), "refused after {sent}");
+        assert_eq!(publ.send(b"x", DONTWAIT).unwrap_err(), Error::Again);
+        for sub in &subs {
+            for i in 0..sent {
+                assert_eq!(sub.recv(DONTWAIT).unwrap().data(), i.to_be_bytes());
+            }
+            assert_eq!(sub.recv(DONTWAIT).unwrap_err(), Error::Again);
+        }
+        publ.send(b"room again", DONTWAIT).unwrap();
+    }
+    // Without XPUB_NODROP a full subscriber misses messages; sends never fail.
+    let publ = ctx.socket(SocketType::Pub).unwrap();
+    publ.set_int(SNDHWM, 5).unwrap();
+    publ.set_int(LINGER, 0).unwrap();
+    publ.bind("inproc://drop").unwrap();
+    let sub = ctx.socket(SocketType::Sub).unwrap();
+    sub.set_int(RCVHWM, 5).unwrap();
+    sub.set_option(SUBSCRIBE, b"").unwrap();
+    sub.connect("inproc://drop").unwrap();
+    for _ in 0..100 {
+        publ.send(b"m", DONTWAIT).unwrap();
+    }
+    drop((publ, sub));
+    ctx.term().unwrap();
+}

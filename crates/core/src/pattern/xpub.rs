@@ -206,7 +206,9 @@ impl Pattern for XPub {
                     self.targets.push(p.pipe.id);
                 }
             }
-            if self.nodrop {
+            // One target: its push below refuses the message instead (no second look at
+            // the pipe's writer side per message).
+            if self.nodrop && self.targets.len() > 1 {
                 let full = self
                     .peers
                     .iter()
@@ -220,9 +222,16 @@ impl Pattern for XPub {
             // One subscriber (the common case): the message moves straight into its pipe,
             // without the Option juggling below (its moves stalled on store forwarding).
             if let Some(p) = self.peers.iter().find(|p| p.pipe.id == only) {
-                if p.pipe.out.push(msg).is_err() {
+                match p.pipe.out.push(msg) {
+                    Ok(()) => {}
+                    // XPUB_NODROP: a first frame the pipe refuses is the caller's again.
+                    Err(PushError::Full(m) | PushError::Closed(m))
+                        if self.nodrop && !self.more_out =>
+                    {
+                        return Err((Error::Again, m));
+                    }
                     // A peer that missed the first frame misses the whole message.
-                    self.targets.clear();
+                    Err(_) => self.targets.clear(),
                 }
             }
             self.more_out = more;
