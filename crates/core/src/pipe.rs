@@ -804,8 +804,9 @@ mod tests {
                 assert!(busy.push(Msg::copy_from(m)).is_ok());
             }
             assert!(busy.pop().is_some_and(|m| m.data() == b"1"));
-            spin_before_arm(|| ()); // this thread's first receive: eager
-                                    // One patient receive over several queues, as a fair queue makes it.
+            // This thread's first receive (eager), then one patient receive over several
+            // queues, as a fair queue makes it.
+            spin_before_arm(|| ());
             let got = spin_before_arm(|| {
                 assert!(PAUSE_BEFORE_REFRESH.get(), "a receive that did not send");
                 // Values this reader already knows of: taken without the pause.

@@ -399,11 +399,8 @@ impl<T: Send, W, R> Reader<'_, T, W, R> {
     /// Only for a thread about to block anyway (a blocking receive): the look spins.
     pub(crate) fn arm_after_spin(&mut self, watch: Watch) -> bool {
         let pos = self.g.pos;
-        let (looks, pauses) = watch.pace();
-        for _ in 0..looks {
-            for _ in 0..pauses {
-                std::hint::spin_loop();
-            }
+        for _ in 0..watch.pace().0 {
+            watch.pause();
             let seen = self.q.published.load(Ordering::Acquire);
             if seen & !WAITING != pos {
                 self.g.known = seen & !WAITING;
