@@ -37,6 +37,8 @@ fn spin_max_ns() -> u32 {
             .map_or(SPIN_MAX_NS, |us| us.saturating_mul(1000))
     })
 }
+/// Longest spin of [`Signal::block_spinning`] (a caller's own wait, usually 200 µs).
+const WITHIN_SPIN_MAX_NS: u64 = 1_000_000;
 /// While spinning, give the core away this often (see `spin_for`).
 const YIELD_EVERY_NS: u64 = 5_000;
 /// Cap on the probe back-off: after repeated failed full spins, one probe per 2^10 waits.
@@ -338,6 +340,31 @@ impl Signal {
         result
     }
 
+    /// Waits as [`block`](Self::block) does, but spins up to `spin_ns` whatever the
+    /// adaptive policy says (no more than `WITHIN_SPIN_MAX_NS`, and not at all with
+    /// `FERROMQ_SPIN_US=0`): for a caller that chose its wait itself and keeps its own
+    /// policy (a binding with an event loop, which sleeps there after this returns).
+    /// The policy's yield rules still apply; its budget is left as it was.
+    pub(crate) fn block_spinning(
+        &self,
+        seen: u64,
+        deadline: Option<Instant>,
+        spin_ns: u64,
+        io: &mut dyn SelfServe,
+    ) -> Wait {
+        let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
+        let spin_ns = if spin_max_ns() == 0 {
+            0
+        } else {
+            spin_ns.min(WITHIN_SPIN_MAX_NS) as u32
+        };
+        if spin_ns > 0 && self.spin_for(seen, spin_ns, io, &mut policy) {
+            return Wait::Changed;
+        }
+        drop(policy);
+        self.wait_io(seen, deadline, io)
+    }
+
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
     fn spin_for(
         &self,
@@ -593,6 +620,65 @@ mod tests {
             libc::close(ends[0]);
             libc::close(ends[1]);
         }
+    }
+
+    /// Counts pulls; no descriptors, so a sleep never pulls: only a spin does.
+    struct CountingPull(usize);
+
+    impl SelfServe for CountingPull {
+        fn pull(&mut self) {
+            self.0 += 1;
+        }
+        fn fds(&self) -> &[Watched] {
+            &[]
+        }
+    }
+
+    #[test]
+    fn a_callers_own_wait_is_spun_even_when_the_policy_stopped_spinning() {
+        if spin_max_ns() == 0 {
+            // FERROMQ_SPIN_US=0 in this environment: nothing spins, by design.
+            let s = Signal::new().unwrap();
+            let mut io = CountingPull(0);
+            let d = Instant::now() + std::time::Duration::from_micros(300);
+            assert_eq!(
+                s.block_spinning(0, Some(d), 300_000, &mut io),
+                Wait::TimedOut
+            );
+            assert_eq!(io.0, 0, "FERROMQ_SPIN_US=0 turns this spin off too");
+            return;
+        }
+        let s = Signal::new().unwrap();
+        // A failed full spin: the adaptive policy stops spinning for the next wait.
+        {
+            let mut p = s.spin.lock().unwrap();
+            let max = p.budget_ns();
+            assert!(max > 0);
+            p.slept(LONG);
+            assert_eq!(p.budget_ns(), 0);
+        }
+        let seen = s.generation();
+        let soon = || Some(Instant::now() + std::time::Duration::from_micros(300));
+        let mut io = CountingPull(0);
+        assert_eq!(s.block(seen, soon(), &mut io), Wait::TimedOut);
+        assert_eq!(io.0, 0, "the policy's wait sleeps at once");
+        assert_eq!(
+            s.block_spinning(seen, soon(), 300_000, &mut io),
+            Wait::TimedOut
+        );
+        assert!(io.0 > 0, "the caller's wait is spun, reading between looks");
+        assert_eq!(
+            s.spin.lock().unwrap().budget_ns(),
+            0,
+            "policy left as it was"
+        );
+        // A change during the spin ends it.
+        s.notify();
+        let mut io = CountingPull(0);
+        assert_eq!(
+            s.block_spinning(seen, None, 300_000, &mut io),
+            Wait::Changed
+        );
     }
 
     #[test]
