@@ -574,6 +574,10 @@ impl Queue {
     }
 
     /// Takes up to `max_bytes` worth of whole frames at once (the I/O thread's batch).
+    /// The writer gets no credit for them yet: `credit_taken` gives it once they are
+    /// written (a batch the kernel has no room for still counts toward the HWM, as
+    /// libzmq's does: its encoder takes 8 KiB at a time; a PUB behind a subscriber that
+    /// stopped reading held a whole unwritten 256 KiB batch beyond its mark).
     pub(crate) fn pop_batch(&self, out: &mut Vec<Msg>, max_bytes: usize) {
         if self.is_conflate() {
             let mut bytes = 0;
@@ -589,7 +593,6 @@ impl Queue {
         }
         let mut r = self.ring.reader();
         let mut bytes = 0;
-        let start = r.finished;
         while bytes < max_bytes {
             let msg = match r.pop() {
                 Some(m) => m,
@@ -609,9 +612,13 @@ impl Queue {
             }
             out.push(msg);
         }
-        let finished = r.finished;
-        drop(r);
-        if finished != start {
+    }
+
+    /// Gives the writer credit for every message `pop_batch` took (they are written, or
+    /// will never be: the connection is gone).
+    pub(crate) fn credit_taken(&self) {
+        let finished = self.ring.reader().finished;
+        if finished != self.finished.load(Ordering::Relaxed) {
             self.after_finish(finished);
         }
     }
@@ -775,6 +782,29 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_taken_for_writing_counts_toward_the_mark_until_credited() {
+        let q = Queue::new(4);
+        let fill = || {
+            let mut n = 0;
+            while q.push(Msg::copy_from(b"x")).is_ok() {
+                n += 1;
+                assert!(n <= 100, "the mark never held");
+            }
+            n
+        };
+        assert_eq!(fill(), 4);
+        let mut batch = Vec::new();
+        q.pop_batch(&mut batch, usize::MAX);
+        assert_eq!(batch.len(), 4, "the connection took everything queued");
+        assert_eq!(fill(), 0, "not written yet: still counted");
+        q.credit_taken();
+        assert_eq!(fill(), 4, "written: room for a whole mark again");
+        // Crediting twice gives nothing more.
+        q.credit_taken();
+        assert_eq!(fill(), 0);
+    }
 
     #[test]
     fn a_receive_watches_eagerly_only_after_a_send() {

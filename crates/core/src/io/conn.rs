@@ -554,6 +554,8 @@ impl Conn {
                 Stream::Unix(_) if !self.in_place_last => UNIX_COPY_BATCH,
                 _ => WRITE_BATCH,
             };
+            // Everything taken before is written: the writer may count it as read.
+            p.inq.credit_taken();
             p.inq.pop_batch(&mut self.out_batch, batch);
             if self.out_batch.is_empty() {
                 if self.lingering {
@@ -817,6 +819,9 @@ impl Conn {
             }
         }
         if let Some(p) = self.pipe.take() {
+            // What was taken and not written is lost with the connection; a pipe kept for
+            // the next one must not count it as still queued.
+            p.inq.credit_taken();
             p.inq.set_reader(Waker::Nobody);
             p.out.set_writer(Waker::Nobody);
             p.out.abort_partial();
