@@ -51,6 +51,18 @@ function zmqError(code, message, extra) {
 const closedError = () => zmqError('EBADF', 'Socket is closed')
 const eagainError = (what) => zmqError('EAGAIN', what + ' timed out')
 
+// An empty array that V8 already treats as holding objects. A fresh `[]` starts as an
+// array of small integers and changes its hidden class at its first object, and the
+// optimized code that had only seen the first kind is thrown away: a REQ socket's first
+// wait on the event loop (its `_waiters` gets an object) did that to send() and
+// receive(), and the next ~6,000 round trips ran at twice the steady latency while V8
+// re-optimized. Every queue of a socket is made by this, so each keeps one class.
+function objectList() {
+  const a = [null]
+  a.length = 0
+  return a
+}
+
 let drained = false   // set by openResult(): did the last native receive end on EAGAIN?
 
 /** When a receive spins before waiting: the core library's adaptive policy
@@ -142,6 +154,26 @@ function unpack(res, out) {
   return count
 }
 
+/** `for await (const msg of sock)`: each next() resolves with the next message. One
+ *  class, not an object of fresh closures per loop: a loop compiled around one iterator's
+ *  next() was thrown away when the next loop (another socket's) brought a new one. */
+class MessageIterator {
+  constructor(sock) { this._sock = sock }
+  next() {
+    const sock = this._sock
+    if (sock._rqHead < sock._rq.length) return Promise.resolve({ value: sock._take(), done: false })
+    if (sock._closed) return Promise.resolve({ value: undefined, done: true })
+    if (sock._waiters.length === 0) {
+      let m
+      try { m = sock._takeOrSpin() } catch (e) { return Promise.reject(e) }
+      if (m !== undefined) return Promise.resolve({ value: m, done: false })
+    }
+    return new Promise((resolve, reject) => sock._addWaiter(1, 1, resolve, reject))
+  }
+  return() { return Promise.resolve({ value: undefined, done: true }) }
+  [Symbol.asyncIterator]() { return this }
+}
+
 // ---------------------------------------------------------------------------------------
 // Context
 
@@ -179,10 +211,10 @@ class Socket extends NativeSocket {
     this._ctx = ctx
     this._type = type
     this._closed = false
-    this._rq = []            // received, not yet delivered messages
+    this._rq = objectList()  // received, not yet delivered messages
     this._rqHead = 0
-    this._waiters = []       // pending receive()/next()/receiveMany()
-    this._sq = []            // pending sends (EAGAIN on the fast path)
+    this._waiters = objectList() // pending receive()/next()/receiveMany()
+    this._sq = objectList()  // pending sends (EAGAIN on the fast path)
     this._listeners = null   // { messages: [], message: [] } once on() was used
     this._active = false     // poll ref'd (keeps the loop alive)
     this._watched = false    // uv_poll started
@@ -191,7 +223,12 @@ class Socket extends NativeSocket {
     this._sndTimeo = -1
     this._rcvTimeo = -1
     this._spin = new SpinPolicy(SPIN_US)
-    this._waitStart = -1     // performance.now() when an unspun receive began to wait
+    // performance.now() when an unspun receive began to wait, else negative. Starts as a
+    // fraction so that V8 lays the field out as a double from the first socket on: a
+    // socket whose first unspun wait turned it from a small integer into a double got a
+    // new hidden class, and every optimized function that had seen the old one was thrown
+    // away (Node REQ/REP ran its first ~6,000 round trips at twice the steady latency).
+    this._waitStart = -0.5
     this._serviceCb = () => { this._scheduled = false; this._service() }
     if (options) {
       for (const k of Object.keys(options)) if (k !== 'context') this[k] = options[k]
@@ -305,22 +342,7 @@ class Socket extends NativeSocket {
     return new Promise((resolve, reject) => this._addWaiter(2, max, resolve, reject))
   }
 
-  [Symbol.asyncIterator]() {
-    return {
-      next: () => {
-        if (this._rqHead < this._rq.length) return Promise.resolve({ value: this._take(), done: false })
-        if (this._closed) return Promise.resolve({ value: undefined, done: true })
-        if (this._waiters.length === 0) {
-          let m
-          try { m = this._takeOrSpin() } catch (e) { return Promise.reject(e) }
-          if (m !== undefined) return Promise.resolve({ value: m, done: false })
-        }
-        return new Promise((resolve, reject) => this._addWaiter(1, 1, resolve, reject))
-      },
-      return: () => Promise.resolve({ value: undefined, done: true }),
-      [Symbol.asyncIterator]() { return this },
-    }
-  }
+  [Symbol.asyncIterator]() { return new MessageIterator(this) }
 
   /** on('messages', batch => ...) receives every message, in batches (arrays of
    *  messages); on('message', msg => ...) one by one. While any listener is registered
@@ -355,11 +377,11 @@ class Socket extends NativeSocket {
     this._closed = true
     this._close()
     this._listeners = null
-    this._rq = []
+    this._rq = objectList()
     this._rqHead = 0
     const waiters = this._waiters, sends = this._sq
-    this._waiters = []
-    this._sq = []
+    this._waiters = objectList()
+    this._sq = objectList()
     for (const w of waiters) {
       if (w.timer) clearTimeout(w.timer)
       if (w.kind === 1) w.resolve({ value: undefined, done: true })
@@ -373,7 +395,7 @@ class Socket extends NativeSocket {
   _take() {
     const m = this._rq[this._rqHead]
     this._rq[this._rqHead++] = undefined
-    if (this._rqHead === this._rq.length) { this._rq = []; this._rqHead = 0 }
+    if (this._rqHead === this._rq.length) { this._rq = objectList(); this._rqHead = 0 }
     return m
   }
 
@@ -381,7 +403,7 @@ class Socket extends NativeSocket {
     const end = Math.min(this._rq.length, this._rqHead + max)
     const out = this._rq.slice(this._rqHead, end)
     this._rqHead = end
-    if (end === this._rq.length) { this._rq = []; this._rqHead = 0 }
+    if (end === this._rq.length) { this._rq = objectList(); this._rqHead = 0 }
     return out
   }
 
@@ -583,7 +605,7 @@ class Socket extends NativeSocket {
     const ws = this._waiters
     if (this._waitStart >= 0 && ws.length !== 0 && this._rqHead < this._rq.length) {
       this._spin.failed((performance.now() - this._waitStart) * 1e6)
-      this._waitStart = -1
+      this._waitStart = -0.5
     }
     while (ws.length !== 0 && this._rqHead < this._rq.length) {
       const w = ws.shift()

@@ -41,6 +41,9 @@ async function main() {
   let slow = 0, slowN = 0
   console.log('unspun', unspun)
   for (const x of t) if (x > 30) { slow += x; slowN++ }
+  if (process.env.BUCKETS) { const b = [15, 20, 30, 50, 100, 200, 500, 1e9]; const c = b.map(() => 0); for (const x of t) c[b.findIndex((v) => x <= v)]++; console.log('buckets<=', b.map((v, i) => `${v}:${c[i]}`).join(' ')) }
+  if (process.env.SERIES) { const k = Number(process.env.SERIES); const out = []; for (let i = 0; i + k <= count; i += k) { let a = 0; for (let j = i; j < i + k; j++) a += t[j]; out.push((a / k / 2).toFixed(2)) } console.log('series', out.join(' ')) }
+  if (process.env.HALVES) { const h = count >> 1; let a = 0, b = 0; for (let i = 0; i < h; i++) a += t[i]; for (let i = h; i < count; i++) b += t[i]; console.log(`first half ${(a / h / 2).toFixed(2)} second half ${(b / (count - h) / 2).toFixed(2)} us one-way`) }
   console.log(`mean_oneway ${(total / count / 2).toFixed(2)} p50 ${p(0.5)} p90 ${p(0.9)} p99 ${p(0.99)} p999 ${p(0.999)} max ${s[count-1].toFixed(0)} >30us: n=${slowN} share=${(100*slow/total).toFixed(1)}%`)
   req.close()
 }
