@@ -839,9 +839,10 @@ extern int ferromq_msg_recv_within(zmq_msg_t *msg, void *socket, int flags, int 
     __attribute__((weak));
 
 /* The first frame of a receive: ZMQ_DONTWAIT, or when spin_ns > 0 a wait of up to spin_ns
- * for it. On ferromq the library does the wait (it spins, then sleeps on the connections,
- * which it takes off its I/O thread meanwhile, as in a blocking zmq_recv); elsewhere
- * ZMQ_DONTWAIT is retried until spin_ns have passed. Returns zmq_msg_recv's result. */
+ * for it. On ferromq the library does the wait (it spins all of it, reading the
+ * connections itself between looks, which it takes off its I/O thread meanwhile);
+ * elsewhere ZMQ_DONTWAIT is retried until spin_ns have passed. Returns zmq_msg_recv's
+ * result. */
 static int recv_first(void *z, zmq_msg_t *m, uint32_t spin_ns)
 {
     if (spin_ns != 0 && ferromq_msg_recv_within)
