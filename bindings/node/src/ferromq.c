@@ -767,6 +767,53 @@ static napi_value sock_send(napi_env env, napi_callback_info info)
     return r;
 }
 
+/* ferromq's libzmq.so.5 exports this extension (count one-frame sends under one lock, the
+ * reader woken once at the end); weak, so it is NULL on another libzmq. */
+extern int ferromq_send_many(void *socket, const void *const *bufs, const size_t *lens,
+                             int count) __attribute__((weak));
+
+#define SEND_RUN 256   /* messages gathered for one ferromq_send_many call */
+
+/* Sends messages [i, end) of `arr` that are plain Buffers/TypedArrays (one frame each)
+ * with ferromq_send_many, SEND_RUN at a time, until one is something else. Sets *i past
+ * what was queued. Returns 1 if it stopped at a message it did not handle (the caller
+ * sends it), 0 on EAGAIN (stop), -1 on an error (errno in *err) or -2 (JS exception). */
+static int send_run(napi_env env, sock_t *s, napi_value arr, uint32_t *i, uint32_t end, int *err)
+{
+    const void *bufs[SEND_RUN];
+    size_t lens[SEND_RUN];
+    while (*i < end) {
+        int n = 0;
+        bool other = false;
+        while (n < SEND_RUN && *i + (uint32_t)n < end) {
+            napi_value m;
+            void *d;
+            size_t l;
+            if (napi_get_element(env, arr, *i + (uint32_t)n, &m) != napi_ok) return -2;
+            if (napi_get_buffer_info(env, m, &d, &l) != napi_ok) {
+                other = true;   /* an array (multipart), string, ArrayBuffer... */
+                break;
+            }
+            bufs[n] = d;
+            lens[n] = l;
+            n++;
+        }
+        if (n > 0) {
+            int rc = ferromq_send_many(s->z, bufs, lens, n);
+            if (rc < 0) {
+                int e = zmq_errno();
+                if (e == EAGAIN) return 0;
+                *err = e;
+                return -1;
+            }
+            *i += (uint32_t)rc;
+            if (rc < n) return 0;   /* no room for the rest (or an error that repeats) */
+        }
+        if (other) return 1;
+    }
+    return 1;
+}
+
 /* _sendMany(array, start, end) -> number of messages queued (stops at the first EAGAIN) */
 static napi_value sock_send_many(napi_env env, napi_callback_info info)
 {
@@ -784,6 +831,16 @@ static napi_value sock_send_many(napi_env env, napi_callback_info info)
     for (; i < end; i++) {
         napi_value m;
         int err = 0;
+        if (ferromq_send_many) {
+            int rc = send_run(env, s, argv[0], &i, end, &err);
+            if (rc == 0 || (rc == 1 && i >= end)) break;
+            if (rc < 0) {
+                if (i > start) break;   /* report progress; the error repeats next call */
+                if (rc == -2) return NULL;
+                return throw_errno(env, err);
+            }
+            /* rc == 1: message i is not a plain buffer; send it the usual way */
+        }
         CHECK(napi_get_element(env, argv[0], i, &m));
         int rc = send_msg(env, s, m, &err);
         if (rc == 1) continue;

@@ -280,6 +280,53 @@ pub unsafe extern "C" fn zmq_send(
     })
 }
 
+/// ferromq's extension (not in `zmq.h`): sends `count` one-frame messages, the i-th
+/// copied from `bufs[i]` (`lens[i]` bytes), as `count` calls of `zmq_send` with
+/// `ZMQ_DONTWAIT` would, but under one lock, and waking whoever reads the messages (a
+/// connection's writer, an inproc peer) once at the end instead of at nearly every
+/// message (for bindings with batch APIs, found with `dlsym`). Returns how many were queued, stopping at the first that found no room or
+/// failed; -1 with `EAGAIN` if the first found no room, or with the first message's own
+/// error. `EINVAL` for a negative count.
+///
+/// # Safety
+/// `socket` must be NULL or a live socket pointer; for `count > 0`, `bufs` and `lens`
+/// must point to `count` elements, each `bufs[i]` readable for `lens[i]` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferromq_send_many(
+    socket: *mut c_void,
+    bufs: *const *const c_void,
+    lens: *const usize,
+    count: c_int,
+) -> c_int {
+    ffi(-1, || {
+        // SAFETY: forwarded caller contract.
+        let sock = unsafe { sock_ref(socket)? };
+        let Ok(n) = usize::try_from(count) else {
+            return fail(libc::EINVAL);
+        };
+        if n == 0 {
+            return Ok(0);
+        }
+        if bufs.is_null() || lens.is_null() {
+            return fail(libc::EFAULT);
+        }
+        // SAFETY: both arrays hold `count` elements per the contract (checked non-NULL).
+        let (bufs, lens) = unsafe {
+            (
+                std::slice::from_raw_parts(bufs, n),
+                std::slice::from_raw_parts(lens, n),
+            )
+        };
+        let mut bodies = Vec::with_capacity(n);
+        for (&b, &len) in bufs.iter().zip(lens) {
+            // SAFETY: each buffer is readable for its length per the contract.
+            bodies.push(unsafe { in_buf(b, len)? });
+        }
+        let sent = sock.send_many(&bodies).map_err(Errno::from)?;
+        Ok(sent as c_int)
+    })
+}
+
 /// Like `zmq_send`. libzmq sends constant buffers without copying; here the bytes are
 /// copied, which is always allowed by that contract (the buffer may be reused at once).
 ///

@@ -7,7 +7,7 @@ use crate::io::{ConnHandle, ReactorShared};
 use crate::msg::Msg;
 use crate::signal::Signal;
 use crate::spsc::{Padded, Spsc, Watch, Writer};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -38,6 +38,29 @@ thread_local! {
     /// next value of a stream, so it watches eagerly. True at first, so a thread's first
     /// receive is eager.
     static SENT_SINCE_RECEIVE: Cell<bool> = const { Cell::new(true) };
+    /// Readers a batch send (`defer_reader_wakes`) owes a wake, or None outside one.
+    static DEFERRED_WAKES: RefCell<Option<Vec<Waker>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (a batch of sends) with every reader wake it causes held back until `f`
+/// returns, then delivered once per reader. A reader that drains faster than the sender
+/// queues (a connection's writer after a Node.js `sendMany`) was woken at nearly every
+/// message: a wake-up each, and a write of a few messages each.
+pub(crate) fn defer_reader_wakes<R>(f: impl FnOnce() -> R) -> R {
+    struct Deliver;
+    impl Drop for Deliver {
+        fn drop(&mut self) {
+            let owed = DEFERRED_WAKES
+                .with(|d| d.borrow_mut().take())
+                .unwrap_or_default();
+            for w in owed {
+                w.data_ready();
+            }
+        }
+    }
+    DEFERRED_WAKES.with(|d| *d.borrow_mut() = Some(Vec::new()));
+    let _deliver = Deliver;
+    f()
 }
 
 /// Runs `f` (a pattern's receive) letting the first empty queue it pops spin briefly
@@ -85,6 +108,17 @@ pub(crate) enum Waker {
 }
 
 impl Waker {
+    /// True if both wake the same reader or writer.
+    fn same_as(&self, other: &Waker) -> bool {
+        match (self, other) {
+            (Waker::Nobody, Waker::Nobody) => true,
+            (Waker::Socket(a), Waker::Socket(b)) => Arc::ptr_eq(a, b),
+            (Waker::Reactor(a, t), Waker::Reactor(b, u)) => Arc::ptr_eq(a, b) && t == u,
+            (Waker::Conn(a), Waker::Conn(b)) => a.ptr_eq(b),
+            _ => false,
+        }
+    }
+
     /// The queue has something for this reader.
     fn data_ready(&self) {
         match self {
@@ -232,7 +266,18 @@ impl Queue {
 
     fn wake_reader(&self) {
         let w = self.wakers().reader.clone();
-        w.data_ready();
+        let w = DEFERRED_WAKES.with(|d| match d.borrow_mut().as_mut() {
+            Some(owed) => {
+                if !owed.iter().any(|o| o.same_as(&w)) {
+                    owed.push(w);
+                }
+                None
+            }
+            None => Some(w),
+        });
+        if let Some(w) = w {
+            w.data_ready();
+        }
     }
 
     fn wake_writer(&self) {

@@ -287,6 +287,44 @@ impl Socket {
         self.send_msg_wait(msg, flags)
     }
 
+    /// Sends each of `bodies` as a one-frame message, as that many `send` calls with
+    /// DONTWAIT would, but under one lock and waking each reader at most once, at the end
+    /// (see `pipe::defer_reader_wakes`). Stops at the first message that finds no room or
+    /// fails; returns how many were queued. `Again` (with `ZMQ_FD` armed, as a DONTWAIT
+    /// send does) if the first found no room; another error only if the first failed.
+    pub fn send_many(&self, bodies: &[&[u8]]) -> Result<usize> {
+        let sig = &self.inner.signal;
+        let seen = sig.generation();
+        crate::pipe::note_send();
+        let sent = {
+            let mut st = self.inner.lock();
+            if st.closed {
+                return Err(Error::NotSocket);
+            }
+            if self.inner.ctx.is_terminating() {
+                return Err(Error::Terminated);
+            }
+            crate::pipe::defer_reader_wakes(|| {
+                let mut n = 0;
+                for body in bodies {
+                    match st.pattern.send(Msg::copy_from(body)) {
+                        Ok(()) => {
+                            st.sending_more = false;
+                            n += 1;
+                        }
+                        Err((e, _)) if n == 0 => return Err(e),
+                        Err(_) => break,
+                    }
+                }
+                Ok(n)
+            })
+        };
+        if matches!(sent, Err(Error::Again)) {
+            sig.arm(seen);
+        }
+        sent
+    }
+
     /// `send_msg` once the first try found no room (or the socket closed): retries until
     /// the frame goes, the deadline passes or the socket fails.
     #[inline(never)]

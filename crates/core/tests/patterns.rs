@@ -584,3 +584,30 @@ fn xpub_nodrop_refuses_at_the_mark_and_loses_nothing() {
     drop((publ, sub));
     ctx.term().unwrap();
 }
+
+/// `send_many` queues a batch under one lock and wakes the reader once, at the end: a
+/// reader already asleep in a receive (a thread on inproc, a connection on tcp/ipc) gets
+/// every message, in order, on every transport.
+#[test]
+fn send_many_wakes_a_sleeping_reader_once_and_loses_nothing() {
+    let ctx = Context::new();
+    for ep in endpoints("sendmany") {
+        let (pull, push) = pair(&ctx, SocketType::Pull, SocketType::Push, &ep);
+        // The connection is up before the batch (a PUSH without a peer has no room).
+        push.send(b"hello", 0).unwrap();
+        assert_eq!(pull.recv(0).unwrap().data(), b"hello");
+        let reader = std::thread::spawn(move || {
+            (0..300u32)
+                .map(|_| u32::from_le_bytes(pull.recv(0).unwrap().data().try_into().unwrap()))
+                .collect::<Vec<u32>>()
+        });
+        // Let the reader fall asleep in its receive first.
+        std::thread::sleep(Duration::from_millis(50));
+        let bodies: Vec<[u8; 4]> = (0..300u32).map(u32::to_le_bytes).collect();
+        let refs: Vec<&[u8]> = bodies.iter().map(|b| &b[..]).collect();
+        assert_eq!(push.send_many(&refs).unwrap(), 300, "{ep}");
+        let got = reader.join().unwrap();
+        assert_eq!(got, (0..300u32).collect::<Vec<_>>(), "{ep}");
+    }
+    ctx.term().unwrap();
+}
