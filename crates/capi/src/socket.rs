@@ -654,6 +654,41 @@ mod tests {
     }
 
     #[test]
+    fn send_many_reads_each_buffer_and_checks_its_arguments() {
+        let bodies: [&[u8]; 3] = [b"one", b"", b"three"];
+        let bufs: Vec<*const c_void> = bodies.iter().map(|b| b.as_ptr().cast()).collect();
+        let lens: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
+        let ctx = crate::ctx::zmq_ctx_new();
+        // SAFETY: a live context and sockets made here; every buffer and length array
+        // holds what the count says; NUL-terminated endpoints.
+        unsafe {
+            let pull = zmq_socket(ctx, 7);
+            let push = zmq_socket(ctx, 8);
+            assert_eq!(zmq_bind(pull, c"inproc://capi-send-many".as_ptr()), 0);
+            assert_eq!(zmq_connect(push, c"inproc://capi-send-many".as_ptr()), 0);
+            assert_eq!(
+                ferromq_send_many(push, bufs.as_ptr(), lens.as_ptr(), -1),
+                -1
+            );
+            assert_eq!(crate::zmq_errno(), libc::EINVAL);
+            assert_eq!(
+                ferromq_send_many(push, std::ptr::null(), lens.as_ptr(), 1),
+                -1
+            );
+            assert_eq!(crate::zmq_errno(), libc::EFAULT);
+            assert_eq!(ferromq_send_many(push, bufs.as_ptr(), lens.as_ptr(), 3), 3);
+            let mut got = [0u8; 8];
+            for want in bodies {
+                let n = zmq_recv(pull, got.as_mut_ptr().cast(), got.len(), 0);
+                assert_eq!(&got[..n as usize], want);
+            }
+            assert_eq!(zmq_close(push), 0);
+            assert_eq!(zmq_close(pull), 0);
+            assert_eq!(crate::ctx::zmq_ctx_term(ctx), 0);
+        }
+    }
+
+    #[test]
     fn sizes_are_clipped_to_int() {
         assert_eq!(size_result(5), 5);
         assert_eq!(size_result(usize::MAX), c_int::MAX);
