@@ -14,7 +14,7 @@ use crate::options::Options;
 use crate::pattern::{cancel_msg, subscribe_msg, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::socket::SocketShared;
-use crate::transport::tcp;
+use crate::transport::{ipc, tcp};
 use crate::zap::{RequestInfo, ZapClient};
 use ferromq_zmtp::{
     Bytes, Engine, EngineConfig, Event, PeerInfo, ProtocolError, SocketType, ZapRequest, ZapVerdict,
@@ -108,6 +108,8 @@ pub(super) struct Conn {
     out_batch: Vec<Msg>,
     /// The last message taken for writing was written in place (see `UNIX_COPY_BATCH`).
     in_place_last: bool,
+    /// An ipc connection's send buffer was raised for large messages (`ipc::IPC_LARGE`).
+    send_buffer_raised: bool,
     /// Large bodies written in place, and what the engine encoded before them.
     writeq: WriteQueue,
     last_recv: Instant,
@@ -184,6 +186,7 @@ impl Conn {
             in_batch: Vec::new(),
             out_batch: Vec::new(),
             in_place_last: false,
+            send_buffer_raised: false,
             writeq: WriteQueue::default(),
             last_recv: Instant::now(),
             peer_ttl: None,
@@ -568,6 +571,12 @@ impl Conn {
                 if self.engine.is_raw() && m.is_empty() {
                     // STREAM: an empty frame asks to close the connection.
                     return Err(Close::Shutdown);
+                }
+                if m.len() >= ipc::IPC_LARGE && !self.send_buffer_raised {
+                    if let Stream::Unix(u) = &self.stream {
+                        ipc::raise_send_buffer(u);
+                    }
+                    self.send_buffer_raised = true;
                 }
                 if m.is_command() {
                     match m.data().split_first() {
