@@ -46,20 +46,34 @@ thread_local! {
 /// returns, then delivered once per reader. A reader that drains faster than the sender
 /// queues (a connection's writer after a Node.js `sendMany`) was woken at nearly every
 /// message: a wake-up each, and a write of a few messages each.
+///
+/// Nested, the inner batch's wakes join the outer's.
 pub(crate) fn defer_reader_wakes<R>(f: impl FnOnce() -> R) -> R {
-    struct Deliver;
+    struct Deliver(Option<Vec<Waker>>);
     impl Drop for Deliver {
         fn drop(&mut self) {
             let owed = DEFERRED_WAKES
                 .with(|d| d.borrow_mut().take())
                 .unwrap_or_default();
-            for w in owed {
-                w.data_ready();
+            match self.0.take() {
+                Some(mut outer) => {
+                    for w in owed {
+                        if !outer.iter().any(|o| o.same_as(&w)) {
+                            outer.push(w);
+                        }
+                    }
+                    DEFERRED_WAKES.with(|d| *d.borrow_mut() = Some(outer));
+                }
+                None => {
+                    for w in owed {
+                        w.data_ready();
+                    }
+                }
             }
         }
     }
-    DEFERRED_WAKES.with(|d| *d.borrow_mut() = Some(Vec::new()));
-    let _deliver = Deliver;
+    let outer = DEFERRED_WAKES.with(|d| d.borrow_mut().replace(Vec::new()));
+    let _deliver = Deliver(outer);
     f()
 }
 
@@ -827,6 +841,26 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deferred_wakes_come_once_at_the_end_of_the_outermost_batch() {
+        let sig = Arc::new(crate::signal::Signal::new().unwrap());
+        let (q1, q2) = (Queue::new(0), Queue::new(0));
+        // A new reader has not looked yet: its queue's next publish owes it a wake.
+        q1.set_reader(Waker::Socket(sig.clone()));
+        q2.set_reader(Waker::Socket(sig.clone()));
+        let before = sig.generation();
+        defer_reader_wakes(|| {
+            assert!(q1.push(Msg::copy_from(b"a")).is_ok());
+            defer_reader_wakes(|| assert!(q2.push(Msg::copy_from(b"b")).is_ok()));
+            assert_eq!(sig.generation(), before, "held back, the inner batch's too");
+        });
+        assert_eq!(sig.generation(), before + 1, "one wake for the one reader");
+        // Outside a batch a wake goes out at once.
+        q1.set_reader(Waker::Socket(sig.clone()));
+        assert!(q1.push(Msg::copy_from(b"c")).is_ok());
+        assert_eq!(sig.generation(), before + 2);
+    }
 
     #[test]
     fn a_batch_taken_for_writing_counts_toward_the_mark_until_credited() {

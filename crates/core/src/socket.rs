@@ -290,8 +290,9 @@ impl Socket {
     /// Sends each of `bodies` as a one-frame message, as that many `send` calls with
     /// DONTWAIT would, but under one lock and waking each reader at most once, at the end
     /// (see `pipe::defer_reader_wakes`). Stops at the first message that finds no room or
-    /// fails; returns how many were queued. `Again` (with `ZMQ_FD` armed, as a DONTWAIT
-    /// send does) if the first found no room; another error only if the first failed.
+    /// fails; returns how many were queued. `Again` if the first found no room; another
+    /// error only if the first failed. A batch stopped by a full queue arms `ZMQ_FD`, as a
+    /// DONTWAIT send that finds no room does, also after a short count.
     pub fn send_many(&self, bodies: &[&[u8]]) -> Result<usize> {
         let sig = &self.inner.signal;
         let seen = sig.generation();
@@ -313,16 +314,19 @@ impl Socket {
                             n += 1;
                         }
                         Err((e, _)) if n == 0 => return Err(e),
-                        Err(_) => break,
+                        Err((e, _)) => return Ok((n, Some(e))),
                     }
                 }
-                Ok(n)
+                Ok((n, None))
             })
         };
-        if matches!(sent, Err(Error::Again)) {
-            sig.arm(seen);
+        // Each DONTWAIT send that finds no room arms ZMQ_FD, whether it was the first of
+        // the batch or not (a caller may wait on the fd right after a short count).
+        match sent {
+            Err(Error::Again) | Ok((_, Some(Error::Again))) => sig.arm(seen),
+            _ => {}
         }
-        sent
+        sent.map(|(n, _)| n)
     }
 
     /// `send_msg` once the first try found no room (or the socket closed): retries until
