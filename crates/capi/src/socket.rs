@@ -284,9 +284,10 @@ pub unsafe extern "C" fn zmq_send(
 /// copied from `bufs[i]` (`lens[i]` bytes), as `count` calls of `zmq_send` with
 /// `ZMQ_DONTWAIT` would, but under one lock, and waking whoever reads the messages (a
 /// connection's writer, an inproc peer) once at the end instead of at nearly every
-/// message (for bindings with batch APIs, found with `dlsym`). Returns how many were queued, stopping at the first that found no room or
-/// failed; -1 with `EAGAIN` if the first found no room, or with the first message's own
-/// error. `EINVAL` for a negative count.
+/// message (for bindings with batch APIs, found with `dlsym`). Returns how many were
+/// queued, stopping at the first that found no room or failed; -1 with `EAGAIN` if the
+/// first found no room, or with the first message's own error. `EINVAL` for a negative
+/// count, `EFAULT` for NULL arrays.
 ///
 /// # Safety
 /// `socket` must be NULL or a live socket pointer; for `count > 0`, `bufs` and `lens`

@@ -58,9 +58,7 @@ pub(crate) fn defer_reader_wakes<R>(f: impl FnOnce() -> R) -> R {
             match self.0.take() {
                 Some(mut outer) => {
                     for w in owed {
-                        if !outer.iter().any(|o| o.same_as(&w)) {
-                            outer.push(w);
-                        }
+                        owe_once(&mut outer, w);
                     }
                     DEFERRED_WAKES.with(|d| *d.borrow_mut() = Some(outer));
                 }
@@ -75,6 +73,13 @@ pub(crate) fn defer_reader_wakes<R>(f: impl FnOnce() -> R) -> R {
     let outer = DEFERRED_WAKES.with(|d| d.borrow_mut().replace(Vec::new()));
     let _deliver = Deliver(outer);
     f()
+}
+
+/// Adds `w` to the wakes `owed`, unless the same reader is owed one already.
+fn owe_once(owed: &mut Vec<Waker>, w: Waker) {
+    if !owed.iter().any(|o| o.same_as(&w)) {
+        owed.push(w);
+    }
 }
 
 /// Runs `f` (a pattern's receive) letting the first empty queue it pops spin briefly
@@ -282,9 +287,7 @@ impl Queue {
         let w = self.wakers().reader.clone();
         let w = DEFERRED_WAKES.with(|d| match d.borrow_mut().as_mut() {
             Some(owed) => {
-                if !owed.iter().any(|o| o.same_as(&w)) {
-                    owed.push(w);
-                }
+                owe_once(owed, w);
                 None
             }
             None => Some(w),

@@ -42,8 +42,9 @@ pub(crate) fn endpoint_string(path: &str) -> String {
 /// or more (the kernel doubles it, and caps it at twice `net.core.wmem_max`). A Unix
 /// stream socket's in-flight bytes count against the sender's buffer, ~208 KiB by
 /// default: a 256 KiB message never fit, so each one was a short write, a wait for the
-/// reader to drain, and the rest; REQ/REP 256 KiB over ipc took 128 µs one-way, 57 µs
-/// with this (libzmq 75 µs). Not from the start: with it, 64 B streams ran 5-20 % slower.
+/// reader to drain, and the rest; REQ/REP 256 KiB over ipc took 129.6 µs one-way, 64.8 µs
+/// with this (libzmq 76.8 µs). Only once large messages come: raised at connect, 64 B
+/// streams looked 6-20 % slower (in an A/B whose builds differed, not re-measured).
 /// libzmq applies `ZMQ_SNDBUF` to tcp only, and so does ferromq; this is ipc's own.
 const IPC_SNDBUF: i32 = 256 * 1024;
 
@@ -78,17 +79,7 @@ pub(crate) fn raise_send_buffer(stream: &impl std::os::fd::AsRawFd) {
     if send_buffer(fd) >= 2 * IPC_SNDBUF {
         return;
     }
-    let val = IPC_SNDBUF;
-    // SAFETY: a valid socket descriptor; the option value is a 4-byte int on the stack.
-    unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_SNDBUF,
-            &val as *const i32 as *const libc::c_void,
-            4,
-        )
-    };
+    super::set_int_option(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, IPC_SNDBUF);
 }
 
 #[cfg(test)]

@@ -5,6 +5,22 @@ pub(crate) mod ipc;
 pub(crate) mod tcp;
 
 use crate::error::{Error, Result};
+use std::os::fd::RawFd;
+
+/// Sets an int-valued socket option on `fd` (a valid socket); failures are ignored, as
+/// libzmq ignores them for its tuning options.
+pub(crate) fn set_int_option(fd: RawFd, level: i32, name: i32, val: i32) {
+    // SAFETY: `fd` is a valid socket; the option value is a 4-byte int on the stack.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            &val as *const i32 as *const libc::c_void,
+            4,
+        )
+    };
+}
 
 /// A parsed endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]

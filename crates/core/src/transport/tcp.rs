@@ -120,18 +120,7 @@ pub(crate) fn connect_addr(host: &str, port: &str, opts: &Options) -> Result<Soc
 /// Applies TCP_NODELAY, buffer sizes, TOS and keepalive options to a connected socket.
 pub(crate) fn tune(stream: &impl AsRawFd, opts: &Options) {
     let fd = stream.as_raw_fd();
-    let set = |level: i32, name: i32, val: i32| {
-        // SAFETY: fd is a valid socket; the option value is a 4-byte int on the stack.
-        unsafe {
-            libc::setsockopt(
-                fd,
-                level,
-                name,
-                &val as *const i32 as *const libc::c_void,
-                4,
-            )
-        };
-    };
+    let set = |level: i32, name: i32, val: i32| super::set_int_option(fd, level, name, val);
     set(libc::IPPROTO_TCP, libc::TCP_NODELAY, 1);
     if opts.sndbuf >= 0 {
         set(libc::SOL_SOCKET, libc::SO_SNDBUF, opts.sndbuf);
