@@ -611,3 +611,65 @@ fn send_many_wakes_a_sleeping_reader_once_and_loses_nothing() {
     }
     ctx.term().unwrap();
 }
+
+/// With small socket buffers and a reader that keeps pausing, most of a connection's
+/// writes are short (encoded output and in-place bodies left waiting for room, see
+/// io/conn.rs `flush`): every frame must still arrive once, whole and in order, copied
+/// and in-place bodies mixed, multipart messages cut by a short write included. The
+/// copied runs between in-place bodies are longer than 64 KiB, so that a flush working
+/// through a batch in pieces would be cut inside one too
+/// (docs/results/2026-11-27-copy-chunk.md).
+#[test]
+fn a_stream_cut_by_full_socket_buffers_keeps_every_frame_in_order() {
+    const SNDBUF: i32 = 11;
+    const RCVBUF: i32 = 12;
+    const MESSAGES: u32 = 3000;
+    // Sizes around the engine's pieces (64 KiB) and the in-place threshold (8 KiB).
+    let body = |i: u32, part: u32| -> Vec<u8> {
+        let len = match (i % 50, i % 7) {
+            (0, _) => 20_000,
+            (_, 1) => 8191,
+            (_, 2) => 1,
+            _ => 300 + (i as usize * 37) % 3000,
+        } + part as usize;
+        (0..len).map(|k| (i as usize + k) as u8).collect()
+    };
+    let ctx = Context::new();
+    for ep in endpoints("cut-stream").into_iter().skip(1) {
+        let pull = ctx.socket(SocketType::Pull).unwrap();
+        let push = ctx.socket(SocketType::Push).unwrap();
+        pull.set_int(RCVBUF, 32 * 1024).unwrap();
+        pull.set_int(RCVTIMEO, 10_000).unwrap();
+        push.set_int(SNDBUF, 32 * 1024).unwrap();
+        push.set_int(LINGER, -1).unwrap();
+        pull.bind(&ep).unwrap();
+        push.connect(&last_endpoint(&pull)).unwrap();
+        let sender = std::thread::spawn(move || {
+            for i in 0..MESSAGES {
+                let parts = 1 + i % 3;
+                for part in 0..parts {
+                    let flags = if part + 1 < parts { SNDMORE } else { 0 };
+                    push.send(&body(i, part), flags).unwrap();
+                }
+            }
+            push
+        });
+        for i in 0..MESSAGES {
+            if i % 200 == 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let parts = 1 + i % 3;
+            for part in 0..parts {
+                let m = pull.recv(0).unwrap();
+                assert_eq!(m.more(), part + 1 < parts, "{ep}: message {i} part {part}");
+                assert!(
+                    m.data() == body(i, part),
+                    "{ep}: message {i} part {part} differs"
+                );
+            }
+        }
+        assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again, "{ep}");
+        drop(sender.join().unwrap());
+    }
+    ctx.term().unwrap();
+}
