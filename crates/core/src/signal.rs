@@ -223,6 +223,11 @@ pub(crate) trait SelfServe {
     /// Descriptors whose readiness should end a sleep (then `pull` runs): at most
     /// [`MAX_SELF_SERVED`], open for as long as `self` lives.
     fn fds(&self) -> &[Watched];
+    /// Bytes still to come of large message bodies being read, as of the last `pull` (None:
+    /// no body in progress).
+    fn body_missing(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A descriptor a sleeping thread serves itself: readable always, writable too when it
@@ -332,6 +337,10 @@ impl Signal {
             policy.spin_caught();
             return Wait::Changed;
         }
+        if self.spin_while_body_arrives(seen, io, &mut policy) {
+            policy.spin_caught();
+            return Wait::Changed;
+        }
         let start = Instant::now();
         let result = self.wait_io(seen, deadline, io);
         if result == Wait::Changed {
@@ -363,6 +372,29 @@ impl Signal {
         }
         drop(policy);
         self.wait_io(seen, deadline, io)
+    }
+
+    /// While a large body is being read and each full spin (`spin_max_ns`) sees more of it
+    /// arrive, keeps spinning (reading between looks); true if the generation moved. A
+    /// thread asleep on a socket while a body streams in is woken for every piece the
+    /// sender writes (PUSH/PULL tcp 256 KiB in one process: 2.5 context switches and
+    /// 120 µs of CPU per message, 12-13K msg/s; spinning: 16-19K, libzmq 17-19K);
+    /// a body that stops coming (a slow link) ends it after one spin without progress.
+    fn spin_while_body_arrives(
+        &self,
+        seen: u64,
+        io: &mut dyn SelfServe,
+        policy: &mut SpinPolicy,
+    ) -> bool {
+        let max = spin_max_ns();
+        let mut missing = io.body_missing();
+        while let (true, Some(before)) = (max > 0, missing) {
+            if self.spin_for(seen, max, io, policy) {
+                return true;
+            }
+            missing = io.body_missing().filter(|&now| now < before);
+        }
+        false
     }
 
     /// Spins up to `budget_ns` for the generation to move from `seen`. True if it moved.
@@ -632,6 +664,78 @@ mod tests {
         fn fds(&self) -> &[Watched] {
             &[]
         }
+    }
+
+    /// A large body arriving a piece per pull: `missing` shrinks by one per pull until
+    /// `stall_at`, and the message is complete (the signal notified) once `complete_after`
+    /// has passed since the first pull.
+    struct ArrivingBody<'a> {
+        signal: &'a Signal,
+        missing: usize,
+        stall_at: usize,
+        complete_after: std::time::Duration,
+        first: Option<Instant>,
+    }
+
+    impl SelfServe for ArrivingBody<'_> {
+        fn pull(&mut self) {
+            let first = *self.first.get_or_insert_with(Instant::now);
+            if self.missing > self.stall_at {
+                self.missing -= 1;
+            }
+            if self.missing > 0 && first.elapsed() >= self.complete_after {
+                self.missing = 0;
+                self.signal.notify();
+            }
+        }
+        fn fds(&self) -> &[Watched] {
+            &[]
+        }
+        fn body_missing(&self) -> Option<usize> {
+            (self.missing > 0).then_some(self.missing)
+        }
+    }
+
+    #[test]
+    fn a_wait_spins_on_while_a_large_body_keeps_arriving() {
+        let s = Signal::new().unwrap();
+        // Three full spins' worth of arrival: the policy's spin alone would give up and
+        // sleep, and nothing would end the sleep before the deadline.
+        let complete_after = std::time::Duration::from_nanos(3 * u64::from(SPIN_MAX_NS));
+        let mut io = ArrivingBody {
+            signal: &s,
+            missing: usize::MAX,
+            stall_at: 0,
+            complete_after,
+            first: None,
+        };
+        let deadline = Some(Instant::now() + std::time::Duration::from_millis(200));
+        let got = s.block(s.generation(), deadline, &mut io);
+        if spin_max_ns() == 0 {
+            assert_eq!(got, Wait::TimedOut, "FERROMQ_SPIN_US=0: nothing spins");
+            return;
+        }
+        assert_eq!(got, Wait::Changed, "spun until the body was complete");
+        assert_eq!(
+            s.spin.lock().unwrap().budget_ns(),
+            spin_max_ns(),
+            "a caught spin"
+        );
+    }
+
+    #[test]
+    fn a_wait_sleeps_once_a_large_body_stops_arriving() {
+        let s = Signal::new().unwrap();
+        let mut io = ArrivingBody {
+            signal: &s,
+            missing: 1 << 20,
+            stall_at: (1 << 20) - 10,
+            complete_after: std::time::Duration::from_secs(3600),
+            first: None,
+        };
+        let deadline = Some(Instant::now() + std::time::Duration::from_millis(20));
+        assert_eq!(s.block(s.generation(), deadline, &mut io), Wait::TimedOut);
+        assert_eq!(io.missing, (1 << 20) - 10, "the body stalled");
     }
 
     #[test]

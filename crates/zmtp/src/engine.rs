@@ -190,6 +190,13 @@ impl Engine {
         self.input.spare(min, hint)
     }
 
+    /// Bytes still to come of a large frame body being received directly (see
+    /// [`input_buffer`](Engine::input_buffer)); None when no such body is in progress.
+    pub fn body_missing(&self) -> Option<usize> {
+        self.direct?;
+        self.input.body_missing().filter(|&n| n > 0)
+    }
+
     /// While a large frame body is being received directly (see
     /// [`input_buffer`](Engine::input_buffer)): lets `read` append the next bytes to the
     /// body's own allocation, given as a vector and the most bytes it may append, so a

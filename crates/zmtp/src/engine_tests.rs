@@ -251,14 +251,17 @@ fn large_bodies_are_received_in_place() {
     let buf = e.input_buffer(8192);
     buf[..n].copy_from_slice(&h[..n]);
     buf[n..n + 100].fill(7);
+    assert_eq!(e.body_missing(), None, "nothing read yet");
     e.input_filled(n + 100);
     assert_eq!(e.poll_event(), Ok(None));
+    assert_eq!(e.body_missing(), Some(39_900), "the rest is on its way");
     // The rest of the body: handed out as its own buffer, ending at the body's end.
     let buf = e.input_buffer(65536);
     assert_eq!(buf.len(), 39_900);
     buf.fill(8);
     let start = buf.as_ptr() as usize;
     e.input_filled(39_900);
+    assert_eq!(e.body_missing(), None, "complete");
     let Ok(Some(Event::Message { body, more: false })) = e.poll_event() else {
         panic!("no Message");
     };

@@ -108,6 +108,7 @@ impl ConnHandle {
         let pulled = if conn.is_claimed() {
             Pulled::Claimed {
                 write: conn.wants_write(),
+                body_missing: conn.body_missing(),
             }
         } else {
             Pulled::Unclaimed
@@ -124,13 +125,15 @@ impl ConnHandle {
     /// also wake the I/O thread, and output still waiting for room is written by this
     /// thread too. Returns what to wait on, or None if the connection cannot be claimed
     /// now. Every claim must be ended with `unclaim`.
-    pub(crate) fn claim(&self) -> Option<Watched> {
+    /// Also returns the bytes still to come of a large body being read, if any.
+    pub(crate) fn claim(&self) -> Option<(Watched, Option<usize>)> {
         let mut conn = self.conn.try_lock().ok()?;
         let fd = conn.claim()?;
-        Some(Watched {
+        let watched = Watched {
             fd,
             write: conn.wants_write(),
-        })
+        };
+        Some((watched, conn.body_missing()))
     }
 
     /// Gives the descriptor back to the I/O thread. Blocks on the connection's lock: call
@@ -144,8 +147,12 @@ impl ConnHandle {
 pub(crate) enum Pulled {
     /// Another thread held the connection: nothing done, nothing learnt.
     Busy,
-    /// Still claimed by this thread; `write`: output waits for room.
-    Claimed { write: bool },
+    /// Still claimed by this thread; `write`: output waits for room; `body_missing`: bytes
+    /// still to come of a large body being read.
+    Claimed {
+        write: bool,
+        body_missing: Option<usize>,
+    },
     /// Not claimed (any more): the I/O thread watches it.
     Unclaimed,
 }
@@ -161,6 +168,9 @@ pub(crate) struct Served {
     /// The `Some`s of `watched`, packed for the poll.
     polls: [Watched; MAX_SELF_SERVED],
     npolls: usize,
+    /// Bytes still to come of the large bodies being read on the claimed connections, as
+    /// of the last claim or pull (None: no body in progress).
+    body_missing: [Option<usize>; MAX_SELF_SERVED],
 }
 
 impl Served {
@@ -175,10 +185,14 @@ impl Served {
             watched: [None; MAX_SELF_SERVED],
             polls: [none; MAX_SELF_SERVED],
             npolls: 0,
+            body_missing: [None; MAX_SELF_SERVED],
         };
         for (i, w) in sources.iter().take(MAX_SELF_SERVED).enumerate() {
             let Some(c) = w.upgrade() else { continue };
-            s.watched[i] = c.claim();
+            if let Some((watched, missing)) = c.claim() {
+                s.watched[i] = Some(watched);
+                s.body_missing[i] = missing;
+            }
             s.conns[i] = Some(c);
         }
         s.pack();
@@ -197,16 +211,27 @@ impl Served {
 impl SelfServe for Served {
     fn pull(&mut self) {
         let mut changed = false;
-        for (c, watched) in self.conns.iter().zip(self.watched.iter_mut()) {
+        let per_conn = self.conns.iter().zip(self.watched.iter_mut());
+        for ((c, watched), missing) in per_conn.zip(self.body_missing.iter_mut()) {
             let Some(c) = c else { continue };
             match (c.pull(), watched.as_mut()) {
-                (Pulled::Claimed { write }, Some(w)) if w.write != write => {
-                    w.write = write;
-                    changed = true;
+                (
+                    Pulled::Claimed {
+                        write,
+                        body_missing,
+                    },
+                    Some(w),
+                ) => {
+                    *missing = body_missing;
+                    if w.write != write {
+                        w.write = write;
+                        changed = true;
+                    }
                 }
                 (Pulled::Unclaimed, Some(_)) => {
                     // The I/O thread took it back (or it closed): stop polling it.
                     *watched = None;
+                    *missing = None;
                     changed = true;
                 }
                 _ => {}
@@ -219,6 +244,12 @@ impl SelfServe for Served {
 
     fn fds(&self) -> &[Watched] {
         &self.polls[..self.npolls]
+    }
+
+    fn body_missing(&self) -> Option<usize> {
+        let mut missing = self.body_missing.iter().flatten().peekable();
+        missing.peek()?;
+        Some(missing.sum())
     }
 }
 

@@ -70,6 +70,14 @@ impl Codec {
         }
     }
 
+    /// `Engine::body_missing` (raw streams: None).
+    pub(super) fn body_missing(&self) -> Option<usize> {
+        match self {
+            Codec::Zmtp(e) => e.body_missing(),
+            Codec::Raw(_) => None,
+        }
+    }
+
     pub(super) fn input_filled(&mut self, n: usize) {
         match self {
             Codec::Zmtp(e) => e.input_filled(n),

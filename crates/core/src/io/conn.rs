@@ -645,6 +645,11 @@ impl Conn {
         !self.writeq.is_empty() || self.engine.has_output()
     }
 
+    /// Bytes still to come of a large message body being read (None: none in progress).
+    pub(super) fn body_missing(&self) -> Option<usize> {
+        self.engine.body_missing()
+    }
+
     /// True while an application thread's claim holds.
     pub(super) fn is_claimed(&self) -> bool {
         self.watch == Watch::Claimed
