@@ -337,7 +337,7 @@ impl Signal {
             policy.spin_caught();
             return Wait::Changed;
         }
-        if self.spin_while_body_arrives(seen, io, &mut policy) {
+        if self.spin_while_body_arrives(seen, deadline, io, &mut policy) {
             policy.spin_caught();
             return Wait::Changed;
         }
@@ -379,16 +379,21 @@ impl Signal {
     /// thread asleep on a socket while a body streams in is woken for every piece the
     /// sender writes (PUSH/PULL tcp 256 KiB in one process: 2.5 context switches and
     /// 120 µs of CPU per message, 12-13K msg/s; spinning: 16-19K, libzmq 17-19K);
-    /// a body that stops coming (a slow link) ends it after one spin without progress.
+    /// a body that stops coming (a slow link) ends it after one spin without progress, and
+    /// so does the wait's deadline (a receive timeout is kept to within one spin).
     fn spin_while_body_arrives(
         &self,
         seen: u64,
+        deadline: Option<Instant>,
         io: &mut dyn SelfServe,
         policy: &mut SpinPolicy,
     ) -> bool {
         let max = spin_max_ns();
         let mut missing = io.body_missing();
         while let (true, Some(before)) = (max > 0, missing) {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return false;
+            }
             if self.spin_for(seen, max, io, policy) {
                 return true;
             }
@@ -721,6 +726,21 @@ mod tests {
             spin_max_ns(),
             "a caught spin"
         );
+    }
+
+    #[test]
+    fn a_wait_spinning_for_a_large_body_ends_at_its_deadline() {
+        let s = Signal::new().unwrap();
+        // Arrives for ever (an hour): only the deadline ends the wait.
+        let mut io = ArrivingBody {
+            signal: &s,
+            missing: usize::MAX,
+            stall_at: 0,
+            complete_after: std::time::Duration::from_secs(3600),
+            first: None,
+        };
+        let deadline = Some(Instant::now() + std::time::Duration::from_millis(5));
+        assert_eq!(s.block(s.generation(), deadline, &mut io), Wait::TimedOut);
     }
 
     #[test]
