@@ -20,6 +20,13 @@ pub(crate) enum Wait {
     Interrupted,
 }
 
+/// How [`Signal::sleep`] ended.
+enum Slept {
+    Done(Wait),
+    /// A read during the sleep left a large body arriving.
+    BodyStarted,
+}
+
 /// Longest spin before a blocking wait sleeps. A little more than one wake-up of a sleeping
 /// thread on a virtual machine (20-30 µs here): two threads ping-ponging that both fell
 /// asleep get back into step only if one of them spins past the other's wake-up.
@@ -37,6 +44,9 @@ fn spin_max_ns() -> u32 {
             .map_or(SPIN_MAX_NS, |us| us.saturating_mul(1000))
     })
 }
+/// A large body is spun for (see [`Signal::spin_while_body_arrives`]) only while, at the
+/// rate of the last spin, the rest of it would be in within this many more spins.
+const BODY_SPINS_AHEAD: usize = 64;
 /// Longest spin of [`Signal::block_spinning`] (a caller's own wait, usually 200 µs).
 const WITHIN_SPIN_MAX_NS: u64 = 1_000_000;
 /// While spinning, give the core away this often (see `spin_for`).
@@ -223,8 +233,9 @@ pub(crate) trait SelfServe {
     /// Descriptors whose readiness should end a sleep (then `pull` runs): at most
     /// [`MAX_SELF_SERVED`], open for as long as `self` lives.
     fn fds(&self) -> &[Watched];
-    /// Bytes still to come of large message bodies being read, as of the last `pull` (None:
-    /// no body in progress).
+    /// Bytes still to come of large message bodies being read (None: no body in
+    /// progress), as of the last look at them (a claim or `pull`; a connection another
+    /// thread held at the time keeps its earlier figure).
     fn body_missing(&self) -> Option<usize> {
         None
     }
@@ -321,10 +332,11 @@ impl Signal {
 
     /// Waits for the generation to move from `seen`: spins first when the policy says a
     /// spin pays (a peer about to deliver is cheaper to wait for on the CPU than through a
-    /// sleep, and its wake then costs no syscall: nobody waits on the fd), then sleeps as
-    /// [`wait`](Self::wait) does. `io` is what the caller reads itself (see
-    /// [`SelfServe`]): pulled between looks while spinning, and its descriptors also end a
-    /// sleep.
+    /// sleep, and its wake then costs no syscall: nobody waits on the fd), and on while a
+    /// large body arrives (see [`spin_while_body_arrives`](Self::spin_while_body_arrives)),
+    /// then sleeps as [`wait`](Self::wait) does, going back to spinning when a read during
+    /// the sleep starts a large body. `io` is what the caller reads itself (see [`SelfServe`]):
+    /// pulled between looks while spinning, and its descriptors also end a sleep.
     pub(crate) fn block(
         &self,
         seen: u64,
@@ -333,16 +345,24 @@ impl Signal {
     ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
         let budget = policy.budget_ns();
-        if budget > 0 && self.spin_for(seen, budget, io, &mut policy) {
-            policy.spin_caught();
-            return Wait::Changed;
-        }
-        if self.spin_while_body_arrives(seen, deadline, io, &mut policy) {
+        if (budget > 0 && self.spin_for(seen, budget, io, &mut policy))
+            || self.spin_while_body_arrives(seen, deadline, io, &mut policy)
+        {
             policy.spin_caught();
             return Wait::Changed;
         }
         let start = Instant::now();
-        let result = self.wait_io(seen, deadline, io);
+        let result = loop {
+            match self.sleep(seen, deadline, io, true) {
+                Slept::Done(result) => break result,
+                Slept::BodyStarted => {
+                    if self.spin_while_body_arrives(seen, deadline, io, &mut policy) {
+                        policy.spin_caught();
+                        return Wait::Changed;
+                    }
+                }
+            }
+        };
         if result == Wait::Changed {
             policy.slept(start.elapsed().as_nanos() as u64);
         }
@@ -374,13 +394,15 @@ impl Signal {
         self.wait_io(seen, deadline, io)
     }
 
-    /// While a large body is being read and each full spin (`spin_max_ns`) sees more of it
-    /// arrive, keeps spinning (reading between looks); true if the generation moved. A
-    /// thread asleep on a socket while a body streams in is woken for every piece the
-    /// sender writes (PUSH/PULL tcp 256 KiB in one process: 2.5 context switches and
-    /// 120 µs of CPU per message, 12-13K msg/s; spinning: 16-19K, libzmq 17-19K);
-    /// a body that stops coming (a slow link) ends it after one spin without progress, and
-    /// so does the wait's deadline (a receive timeout is kept to within one spin).
+    /// While a large body is being read and each full spin (`spin_max_ns`) sees enough of
+    /// it arrive that the rest would be in within `BODY_SPINS_AHEAD` more at that rate,
+    /// keeps spinning (reading between looks); true if the generation moved. A thread
+    /// asleep on a socket while a body streams in is woken for every piece the sender
+    /// writes (PUSH/PULL tcp 256 KiB in one process: 2.5 context switches and 120 µs of
+    /// CPU per message, 12-13K msg/s; spinning: 16-19K, libzmq 17-19K). A body that
+    /// stops, or comes too slowly to end soon (a long transfer over a network: the thread
+    /// sleeps until it nears its end), stops the spin after one spin, and so does the
+    /// wait's deadline (a receive timeout is kept to within one spin).
     fn spin_while_body_arrives(
         &self,
         seen: u64,
@@ -389,15 +411,20 @@ impl Signal {
         policy: &mut SpinPolicy,
     ) -> bool {
         let max = spin_max_ns();
+        if max == 0 {
+            return false;
+        }
         let mut missing = io.body_missing();
-        while let (true, Some(before)) = (max > 0, missing) {
+        while let Some(before) = missing {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return false;
             }
             if self.spin_for(seen, max, io, policy) {
                 return true;
             }
-            missing = io.body_missing().filter(|&now| now < before);
+            missing = io.body_missing().filter(|&now| {
+                now < before && now <= (before - now).saturating_mul(BODY_SPINS_AHEAD)
+            });
         }
         false
     }
@@ -427,6 +454,22 @@ impl Signal {
     }
 
     fn wait_io(&self, seen: u64, deadline: Option<Instant>, io: &mut dyn SelfServe) -> Wait {
+        match self.sleep(seen, deadline, io, false) {
+            Slept::Done(result) => result,
+            Slept::BodyStarted => unreachable!("sleep(.., false) never stops for a body"),
+        }
+    }
+
+    /// Sleeps until the generation moves from `seen`, the deadline passes or a signal
+    /// comes, reading `io` when its descriptors are ready; with `body_wakes`, also returns
+    /// once such a read starts a large body (to be spun for).
+    fn sleep(
+        &self,
+        seen: u64,
+        deadline: Option<Instant>,
+        io: &mut dyn SelfServe,
+        body_wakes: bool,
+    ) -> Slept {
         self.waiters.fetch_add(1, Ordering::SeqCst);
         let idle = libc::pollfd {
             fd: -1,
@@ -481,7 +524,19 @@ impl Signal {
                     // wake-up and a read later, three syscalls per message). The loop
                     // re-reads the generation after, so no change is missed.
                     self.waiters.fetch_sub(1, Ordering::SeqCst);
+                    let body_before = io.body_missing().is_some();
                     io.pull();
+                    // Only a body this read started: one already arriving was spun for
+                    // and found too slow (a wake per piece of it must not spin again).
+                    if body_wakes
+                        && !body_before
+                        && io.body_missing().is_some()
+                        && self.generation.load(Ordering::SeqCst) == seen
+                    {
+                        // Not a waiter any more; a ZMQ_FD write drained above is handed
+                        // back when the wait ends.
+                        return Slept::BodyStarted;
+                    }
                     self.waiters.fetch_add(1, Ordering::SeqCst);
                 }
             }
@@ -491,7 +546,7 @@ impl Signal {
             // We may have drained a write meant for a ZMQ_FD poller; hand it back.
             self.write_fd();
         }
-        result
+        Slept::Done(result)
     }
 
     /// The eventfd for `ZMQ_FD`.
@@ -671,50 +726,68 @@ mod tests {
         }
     }
 
-    /// A large body arriving a piece per pull: `missing` shrinks by one per pull until
-    /// `stall_at`, and the message is complete (the signal notified) once `complete_after`
-    /// has passed since the first pull.
-    struct ArrivingBody<'a> {
+    /// A large body that advances at each look at it: `next` gives the bytes still missing
+    /// after `missing`; when it reaches 0 the message is complete (the signal notified).
+    /// A spin looks once after it ends, so progress is counted in spins, not in time.
+    struct LookBody<'a> {
         signal: &'a Signal,
-        missing: usize,
-        stall_at: usize,
-        complete_after: std::time::Duration,
-        first: Option<Instant>,
+        missing: std::cell::Cell<usize>,
+        next: fn(usize) -> usize,
+        looks: std::cell::Cell<usize>,
     }
 
-    impl SelfServe for ArrivingBody<'_> {
-        fn pull(&mut self) {
-            let first = *self.first.get_or_insert_with(Instant::now);
-            if self.missing > self.stall_at {
-                self.missing -= 1;
-            }
-            if self.missing > 0 && first.elapsed() >= self.complete_after {
-                self.missing = 0;
-                self.signal.notify();
+    impl<'a> LookBody<'a> {
+        fn new(signal: &'a Signal, next: fn(usize) -> usize) -> Self {
+            LookBody {
+                signal,
+                missing: std::cell::Cell::new(usize::MAX),
+                next,
+                looks: std::cell::Cell::new(0),
             }
         }
+    }
+
+    impl SelfServe for LookBody<'_> {
+        fn pull(&mut self) {}
         fn fds(&self) -> &[Watched] {
             &[]
         }
         fn body_missing(&self) -> Option<usize> {
-            (self.missing > 0).then_some(self.missing)
+            self.looks.set(self.looks.get() + 1);
+            let missing = self.missing.get();
+            if missing == 0 {
+                return None;
+            }
+            let next = (self.next)(missing);
+            self.missing.set(next);
+            if next == 0 {
+                self.signal.notify();
+            }
+            Some(missing)
         }
+    }
+
+    /// Halves what is missing at each look: done after 64 spins, each at the rate that
+    /// keeps the body spin going.
+    fn halve(missing: usize) -> usize {
+        missing / 2
+    }
+
+    /// A policy that stopped spinning: only a body spin can catch anything.
+    fn policy_off(s: &Signal) {
+        let mut p = s.spin.lock().unwrap();
+        p.slept(LONG);
+        assert_eq!(p.budget_ns(), 0);
     }
 
     #[test]
     fn a_wait_spins_on_while_a_large_body_keeps_arriving() {
         let s = Signal::new().unwrap();
-        // Three full spins' worth of arrival: the policy's spin alone would give up and
-        // sleep, and nothing would end the sleep before the deadline.
-        let complete_after = std::time::Duration::from_nanos(3 * u64::from(SPIN_MAX_NS));
-        let mut io = ArrivingBody {
-            signal: &s,
-            missing: usize::MAX,
-            stall_at: 0,
-            complete_after,
-            first: None,
-        };
-        let deadline = Some(Instant::now() + std::time::Duration::from_millis(200));
+        policy_off(&s);
+        let mut io = LookBody::new(&s, halve);
+        // Without the body spin the wait would sleep, and nothing would end the sleep
+        // before the deadline.
+        let deadline = Some(Instant::now() + std::time::Duration::from_secs(2));
         let got = s.block(s.generation(), deadline, &mut io);
         if spin_max_ns() == 0 {
             assert_eq!(got, Wait::TimedOut, "FERROMQ_SPIN_US=0: nothing spins");
@@ -724,38 +797,103 @@ mod tests {
         assert_eq!(
             s.spin.lock().unwrap().budget_ns(),
             spin_max_ns(),
-            "a caught spin"
+            "a caught body spin restores the policy's spin"
         );
     }
 
     #[test]
     fn a_wait_spinning_for_a_large_body_ends_at_its_deadline() {
         let s = Signal::new().unwrap();
-        // Arrives for ever (an hour): only the deadline ends the wait.
-        let mut io = ArrivingBody {
-            signal: &s,
-            missing: usize::MAX,
-            stall_at: 0,
-            complete_after: std::time::Duration::from_secs(3600),
-            first: None,
-        };
-        let deadline = Some(Instant::now() + std::time::Duration::from_millis(5));
+        policy_off(&s);
+        // 64 spins to go (at least 64 x 50 µs): the 1 ms deadline comes first.
+        let mut io = LookBody::new(&s, halve);
+        let deadline = Some(Instant::now() + std::time::Duration::from_millis(1));
         assert_eq!(s.block(s.generation(), deadline, &mut io), Wait::TimedOut);
+        assert!(io.missing.get() > 0, "stopped before the body was complete");
     }
 
     #[test]
-    fn a_wait_sleeps_once_a_large_body_stops_arriving() {
+    fn a_wait_sleeps_once_a_large_body_stops_or_comes_too_slowly() {
+        let stalled: fn(usize) -> usize = |m| m;
+        let slow: fn(usize) -> usize = |m| m - m / 1000;
+        for (what, next) in [("stalled", stalled), ("slow", slow)] {
+            let s = Signal::new().unwrap();
+            policy_off(&s);
+            let mut io = LookBody::new(&s, next);
+            let deadline = Some(Instant::now() + std::time::Duration::from_millis(20));
+            assert_eq!(s.block(s.generation(), deadline, &mut io), Wait::TimedOut);
+            if spin_max_ns() > 0 {
+                // One look before the spin, one after it; then the sleep (no descriptors).
+                assert_eq!(io.looks.get(), 2, "{what}: one spin, then sleep");
+            }
+        }
+    }
+
+    /// A body whose first piece a sleep's own read brings: readable `fd` (a pipe) wakes
+    /// the sleep, and its pull drains the pipe and starts the body.
+    struct BodyAfterWake<'a> {
+        body: LookBody<'a>,
+        fd: [Watched; 1],
+        started: bool,
+    }
+
+    impl SelfServe for BodyAfterWake<'_> {
+        fn pull(&mut self) {
+            let mut b = [0u8; 8];
+            // SAFETY: reads into a local buffer from our own non-blocking pipe.
+            let n = unsafe { libc::read(self.fd[0].fd, b.as_mut_ptr().cast(), b.len()) };
+            self.started |= n > 0;
+        }
+        fn fds(&self) -> &[Watched] {
+            &self.fd
+        }
+        fn body_missing(&self) -> Option<usize> {
+            if self.started {
+                self.body.body_missing()
+            } else {
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_body_started_during_a_sleep_is_spun_for() {
         let s = Signal::new().unwrap();
-        let mut io = ArrivingBody {
-            signal: &s,
-            missing: 1 << 20,
-            stall_at: (1 << 20) - 10,
-            complete_after: std::time::Duration::from_secs(3600),
-            first: None,
+        policy_off(&s);
+        let mut pipe = [0 as RawFd; 2];
+        // SAFETY: pipe2 fills the two-element array.
+        assert_eq!(
+            unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_NONBLOCK) },
+            0
+        );
+        let mut io = BodyAfterWake {
+            body: LookBody::new(&s, halve),
+            fd: [Watched {
+                fd: pipe[0],
+                write: false,
+            }],
+            started: false,
         };
-        let deadline = Some(Instant::now() + std::time::Duration::from_millis(20));
-        assert_eq!(s.block(s.generation(), deadline, &mut io), Wait::TimedOut);
-        assert_eq!(io.missing, (1 << 20) - 10, "the body stalled");
+        let write_end = pipe[1];
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            // SAFETY: writes one byte from a local to the pipe's write end.
+            unsafe { libc::write(write_end, [1u8].as_ptr().cast(), 1) };
+        });
+        let deadline = Some(Instant::now() + std::time::Duration::from_secs(2));
+        let got = s.block(s.generation(), deadline, &mut io);
+        writer.join().unwrap();
+        // SAFETY: closing the pipe this test opened.
+        unsafe {
+            libc::close(pipe[0]);
+            libc::close(pipe[1]);
+        }
+        assert!(io.started, "the sleep's read started the body");
+        if spin_max_ns() == 0 {
+            assert_eq!(got, Wait::TimedOut, "FERROMQ_SPIN_US=0: nothing spins");
+        } else {
+            assert_eq!(got, Wait::Changed, "spun until the body was complete");
+        }
     }
 
     #[test]

@@ -123,9 +123,9 @@ impl ConnHandle {
     /// The socket is about to wait for input: take the descriptor off the I/O thread's
     /// poller so that data arriving while this thread waits (and reads it itself) does not
     /// also wake the I/O thread, and output still waiting for room is written by this
-    /// thread too. Returns what to wait on, or None if the connection cannot be claimed
-    /// now. Every claim must be ended with `unclaim`.
-    /// Also returns the bytes still to come of a large body being read, if any.
+    /// thread too. Returns what to wait on and the bytes still to come of a large body
+    /// being read (if any), or None if the connection cannot be claimed now. Every claim
+    /// must be ended with `unclaim`.
     pub(crate) fn claim(&self) -> Option<(Watched, Option<usize>)> {
         let mut conn = self.conn.try_lock().ok()?;
         let fd = conn.claim()?;
@@ -247,9 +247,12 @@ impl SelfServe for Served {
     }
 
     fn body_missing(&self) -> Option<usize> {
-        let mut missing = self.body_missing.iter().flatten().peekable();
-        missing.peek()?;
-        Some(missing.sum())
+        // Saturating: a peer may announce a frame of up to isize::MAX bytes.
+        self.body_missing
+            .iter()
+            .flatten()
+            .copied()
+            .reduce(usize::saturating_add)
     }
 }
 
