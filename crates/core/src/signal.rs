@@ -524,10 +524,10 @@ impl Signal {
                     // wake-up and a read later, three syscalls per message). The loop
                     // re-reads the generation after, so no change is missed.
                     self.waiters.fetch_sub(1, Ordering::SeqCst);
-                    let body_before = io.body_missing().is_some();
-                    io.pull();
                     // Only a body this read started: one already arriving was spun for
                     // and found too slow (a wake per piece of it must not spin again).
+                    let body_before = body_wakes && io.body_missing().is_some();
+                    io.pull();
                     if body_wakes
                         && !body_before
                         && io.body_missing().is_some()
