@@ -640,7 +640,8 @@ impl Queue {
     /// written (a batch the kernel has no room for still counts toward the HWM, as
     /// libzmq's does: its encoder takes 8 KiB at a time; a PUB behind a subscriber that
     /// stopped reading held a whole unwritten 256 KiB batch beyond its mark).
-    pub(crate) fn pop_batch(&self, out: &mut Vec<Msg>, max_bytes: usize) {
+    /// Returns the bytes taken (body lengths plus 9 per frame).
+    pub(crate) fn pop_batch(&self, out: &mut Vec<Msg>, max_bytes: usize) -> usize {
         if self.is_conflate() {
             let mut bytes = 0;
             while bytes < max_bytes {
@@ -648,10 +649,10 @@ impl Queue {
                 bytes += m.len() + 9;
                 out.push(m);
             }
-            return;
+            return bytes;
         }
         if self.reader_closed.load(Ordering::Relaxed) {
-            return;
+            return 0;
         }
         let mut r = self.ring.reader();
         let mut bytes = 0;
@@ -674,6 +675,7 @@ impl Queue {
             }
             out.push(msg);
         }
+        bytes
     }
 
     /// Gives the writer credit for every message `pop_batch` took (they are written, or

@@ -707,6 +707,22 @@ impl Engine {
         self.out.split().freeze()
     }
 
+    /// Makes room for `n` bytes of output in one allocation: for a caller about to encode
+    /// a large batch (grown step by step, the output buffer would leave each smaller
+    /// allocation behind in the allocator, resident).
+    pub fn reserve_output(&mut self, n: usize) {
+        self.out.reserve(n);
+    }
+
+    /// Moves the pending output into a buffer with room for only `spare` more bytes and
+    /// frees the old one: for a caller whose peer stopped taking bytes, so that a large
+    /// batch's buffer is not held for as long as the peer stalls.
+    pub fn shrink_output(&mut self, spare: usize) {
+        let mut smaller = BytesMut::with_capacity(self.out.len() + spare);
+        smaller.extend_from_slice(&self.out);
+        self.out = smaller;
+    }
+
     /// Returns whether any bytes are waiting to be written.
     pub fn has_output(&self) -> bool {
         !self.out.is_empty()

@@ -708,3 +708,24 @@ fn input_buffer_is_never_empty_after_a_filled_body() {
         Ok(Some(Event::Message { more: false, ref body })) if &body[..] == b"!"
     ));
 }
+
+/// Shrinking the output buffer behind a stalled peer keeps every pending byte, in order,
+/// and encoding goes on after it.
+#[test]
+fn shrinking_the_output_keeps_what_is_pending() {
+    let mut e = ready_sub(None);
+    let greeting_and_ready = e.output().len();
+    e.consume_output(greeting_and_ready);
+    e.reserve_output(256 * 1024);
+    for i in 0..200u8 {
+        e.send_message(false, &[i; 1000]);
+    }
+    e.consume_output(150 * 1002 + 500); // the kernel took part of one frame
+    let pending = e.output().to_vec();
+    e.shrink_output(16);
+    assert_eq!(e.output(), &pending[..]);
+    e.send_message(false, b"next");
+    let out = e.output();
+    assert_eq!(&out[..pending.len()], &pending[..]);
+    assert_eq!(&out[pending.len()..], &[0x00, 4, b'n', b'e', b'x', b't']);
+}

@@ -155,6 +155,20 @@ impl Codec {
         }
     }
 
+    /// See `Engine::reserve_output` (STREAM's raw output: no-op).
+    pub(super) fn reserve_output(&mut self, n: usize) {
+        if let Codec::Zmtp(e) = self {
+            e.reserve_output(n)
+        }
+    }
+
+    /// See `Engine::shrink_output` (STREAM's raw output: no-op).
+    pub(super) fn shrink_output(&mut self, spare: usize) {
+        if let Codec::Zmtp(e) = self {
+            e.shrink_output(spare)
+        }
+    }
+
     pub(super) fn has_output(&self) -> bool {
         match self {
             Codec::Zmtp(e) => e.has_output(),

@@ -34,6 +34,17 @@ const WRITE_BATCH: usize = 256 * 1024;
 /// grows with the stream (1 KiB there was a few percent slower with 128 KiB).
 const UNIX_COPY_BATCH: usize = 128 * 1024;
 
+/// Bytes of messages a write batch takes before it asks the kernel how much room the
+/// socket has (`Stream::send_room`) and takes no more than that. Without the bound, a
+/// PUB whose subscriber stopped reading held a whole encoded 256 KiB batch the kernel
+/// never took (on top of its HWM's messages; libzmq's encoder takes 8 KiB at a time):
+/// PUB RSS 1,556-1,840 KiB at 1 KiB messages against libzmq's 1,340-1,440.
+const ROOM_PROBE_BATCH: usize = 16 * 1024;
+
+/// Output buffer capacity a connection keeps while its peer takes no bytes (see
+/// `Conn::release_spare_output`).
+const SPARE_OUTPUT_MAX: usize = 128 * 1024;
+
 /// What the reactor's poller watches on this connection's descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Watch {
@@ -108,6 +119,9 @@ pub(super) struct Conn {
     out_batch: Vec<Msg>,
     /// The last message taken for writing was written in place (see `UNIX_COPY_BATCH`).
     in_place_last: bool,
+    /// The most output buffer a bulk batch reserved since the buffer was last shrunk (the
+    /// buffer's own capacity shrinks as written bytes are consumed from its front).
+    output_reserved: usize,
     /// An ipc connection's send buffer was raised for large messages (`ipc::IPC_LARGE`).
     send_buffer_raised: bool,
     /// Large bodies written in place, and what the engine encoded before them.
@@ -186,6 +200,7 @@ impl Conn {
             in_batch: Vec::new(),
             out_batch: Vec::new(),
             in_place_last: false,
+            output_reserved: 0,
             send_buffer_raised: false,
             writeq: WriteQueue::default(),
             last_recv: Instant::now(),
@@ -537,6 +552,7 @@ impl Conn {
                 match written {
                     Ok(_) => continue,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        self.release_spare_output();
                         // Have the poller report when there is room (this also takes the
                         // descriptor back from an application thread's claim), unless the
                         // claiming thread itself is writing: it polls for room instead.
@@ -559,7 +575,25 @@ impl Conn {
             };
             // Everything taken before is written: the writer may count it as read.
             p.inq.credit_taken();
-            p.inq.pop_batch(&mut self.out_batch, batch);
+            let taken = p
+                .inq
+                .pop_batch(&mut self.out_batch, batch.min(ROOM_PROBE_BATCH));
+            if taken >= ROOM_PROBE_BATCH && batch > ROOM_PROBE_BATCH {
+                // Bulk: encode no more than the kernel has room for, so that a peer
+                // that stopped reading leaves little encoded output held here.
+                let limit = self
+                    .stream
+                    .send_room()
+                    .map_or(batch, |room| room.clamp(ROOM_PROBE_BATCH, batch));
+                if limit > taken {
+                    p.inq.pop_batch(&mut self.out_batch, limit - taken);
+                }
+                // One allocation for the batch (a batch may end one copied frame past
+                // its limit).
+                let need = limit + IN_PLACE_MIN + 9;
+                self.engine.reserve_output(need);
+                self.output_reserved = self.output_reserved.max(need);
+            }
             if self.out_batch.is_empty() {
                 if self.lingering {
                     return Err(Close::Shutdown);
@@ -592,6 +626,23 @@ impl Conn {
                     self.engine.send_message(m.more(), m.data());
                 }
             }
+        }
+    }
+
+    /// A write found the kernel full: if the output buffer is one a large batch grew and
+    /// holds mostly spare room, move what is pending into a small one (a peer that stopped
+    /// reading would otherwise keep the whole batch's memory held; a stream whose reader
+    /// only lags keeps its buffer small anyway, as its batches are bounded by the room).
+    fn release_spare_output(&mut self) {
+        if !matches!(self.stream, Stream::Tcp(_)) {
+            // ipc batches are not bounded by the room (`Stream::send_room`): each would
+            // grow the buffer again.
+            return;
+        }
+        let keep = self.engine.output().len() + ROOM_PROBE_BATCH;
+        if self.output_reserved > SPARE_OUTPUT_MAX && self.output_reserved > 2 * keep {
+            self.engine.shrink_output(ROOM_PROBE_BATCH);
+            self.output_reserved = keep;
         }
     }
 

@@ -13,6 +13,9 @@ fn byte_count(n: isize) -> io::Result<usize> {
     }
 }
 
+/// Entries of the kernel's `SO_MEMINFO` array (`SK_MEMINFO_VARS`).
+const MEMINFO_VARS: usize = 9;
+
 /// A connected byte stream.
 pub(crate) enum Stream {
     Tcp(TcpStream),
@@ -108,6 +111,36 @@ impl Stream {
             )
         };
         n == 0
+    }
+
+    /// About how many more bytes the kernel takes now, in its own accounting (send buffer
+    /// less the memory queued for sending, which counts per-packet overhead too, so the
+    /// payload it takes is somewhat less): one `SO_MEMINFO` call. None for ipc, which
+    /// accounts its send queue another way, or if the call fails.
+    pub(crate) fn send_room(&self) -> Option<usize> {
+        let Stream::Tcp(s) = self else { return None };
+        let mut info = [0u32; MEMINFO_VARS];
+        let mut len = std::mem::size_of_val(&info) as libc::socklen_t;
+        // SAFETY: our own open tcp descriptor; `info` has `len` writable bytes and the
+        // kernel writes at most that many.
+        let rc = unsafe {
+            libc::getsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_MEMINFO,
+                info.as_mut_ptr() as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        let filled = len as usize / 4;
+        let (sndbuf, queued) = (
+            libc::SK_MEMINFO_SNDBUF as usize,
+            libc::SK_MEMINFO_WMEM_QUEUED as usize,
+        );
+        if rc != 0 || filled <= queued.max(sndbuf) {
+            return None;
+        }
+        Some(info[sndbuf].saturating_sub(info[queued]) as usize)
     }
 
     /// Shuts both directions down (the peer sees a FIN now), keeping the descriptor.
