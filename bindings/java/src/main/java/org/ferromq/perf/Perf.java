@@ -5,6 +5,8 @@ import org.ferromq.Socket;
 import org.ferromq.SocketType;
 import org.ferromq.Zmq;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Locale;
 
 /**
@@ -30,6 +32,9 @@ import java.util.Locale;
 public final class Perf {
     private Perf() {}
 
+    /** Messages per call of sendN/receiveN during the JIT warm-up (see {@link #warmJit}). */
+    private static final int WARMUP_CHUNK = 16;
+
     /** Entry point; see the class documentation for the arguments. */
     public static void main(String[] args) {
         if (args.length < 4 || args.length > 5) {
@@ -51,6 +56,7 @@ public final class Perf {
         int jitRounds = jw == null || jw.isBlank() ? 20_000 : Integer.parseInt(jw);
         warmJit(size, jitRounds);
         if (role.endsWith("_lat")) warmJitRoundTrips(size, jitRounds);
+        if (jitRounds > 0) awaitCompilerIdle();
         try (Context ctx = new Context()) {
             switch (role) {
                 case "local_thr" -> localThr(ctx, endpoint, size, count);
@@ -84,15 +90,19 @@ public final class Perf {
             }
             pull.bind("tcp://127.0.0.1:*");
             push.connect(pull.lastEndpoint());
+            // In chunks, so that sendN and receiveN are invoked often enough to be compiled
+            // as whole methods, not only as a loop entered in the interpreter (OSR).
             Thread sender = new Thread(() -> {
                 byte[] out = new byte[size];
-                for (int i = 0; i < rounds; i++) {
-                    if (!push.send(out, 0, size, 0)) throw new IllegalStateException("warm-up send");
+                for (int i = 0; i < rounds; i += WARMUP_CHUNK) {
+                    sendN(push, out, size, Math.min(WARMUP_CHUNK, rounds - i));
                 }
             }, "jit-warmup-sender");
             sender.start();
             byte[] in = new byte[size];
-            for (int i = 0; i < rounds; i++) check(pull.recv(in, 0), size);
+            for (int i = 0; i < rounds; i += WARMUP_CHUNK) {
+                receiveN(pull, in, size, Math.min(WARMUP_CHUNK, rounds - i));
+            }
             try {
                 sender.join();
             } catch (InterruptedException e) {
@@ -127,6 +137,30 @@ public final class Perf {
         }
     }
 
+    /**
+     * Waits (at most 2 s) until the JIT compilers have been idle for 3 consecutive 20 ms
+     * polls, so that compilations the warm-up queued do not run inside the timed window
+     * (on a 2-core machine they take a core from the measured threads).
+     */
+    static void awaitCompilerIdle() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) return;
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        long last = jit.getTotalCompilationTime();
+        int idle = 0;
+        while (idle < 3 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            long now = jit.getTotalCompilationTime();
+            idle = now == last ? idle + 1 : 0;
+            last = now;
+        }
+    }
+
     private static void check(int got, int size) {
         if (got != size) throw new IllegalStateException("message of " + got + " bytes, expected " + size);
     }
@@ -137,7 +171,7 @@ public final class Perf {
             byte[] buf = new byte[size];
             check(s.recv(buf, 0), size);
             long t0 = System.nanoTime();
-            for (long i = 1; i < count; i++) check(s.recv(buf, 0), size);
+            receiveN(s, buf, size, count - 1);
             long ns = System.nanoTime() - t0;
             double msgPerS = (count - 1) / (ns / 1e9);
             System.err.printf(Locale.ROOT, "java local_thr (%s): %d x %d B: %.0f msg/s, %.3f Mb/s%n",
@@ -149,11 +183,20 @@ public final class Perf {
     static void remoteThr(Context ctx, String endpoint, int size, long count) {
         try (Socket s = ctx.socket(SocketType.PUSH)) {
             s.connect(endpoint);
-            byte[] buf = new byte[size];
-            for (long i = 0; i < count; i++) {
-                if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");
-            }
+            sendN(s, new byte[size], size, count);
         }
+    }
+
+    /** Sends {@code n} messages of {@code size} bytes from {@code buf}: the throughput loop. */
+    private static void sendN(Socket s, byte[] buf, int size, long n) {
+        for (long i = 0; i < n; i++) {
+            if (!s.send(buf, 0, size, 0)) throw new IllegalStateException("send failed");
+        }
+    }
+
+    /** Receives {@code n} messages of {@code size} bytes into {@code buf}: the throughput loop. */
+    private static void receiveN(Socket s, byte[] buf, int size, long n) {
+        for (long i = 0; i < n; i++) check(s.recv(buf, 0), size);
     }
 
     static void localLat(Context ctx, String endpoint, int size, long total) {
