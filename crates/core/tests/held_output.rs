@@ -5,9 +5,10 @@
 //! messages (a PUB behind a stopped subscriber: 1.2-1.4x libzmq's RSS).
 //!
 //! A counting global allocator tracks the live bytes of allocations larger than 64 KiB.
-//! With 1 KiB messages nothing else that large is live here: message bodies share 64 KiB
-//! pool blocks, pipe chunks are a few KiB. One test in this file, so that nothing else runs
-//! in the process while it measures.
+//! With 1 KiB messages nothing else that large is live here: message bodies share pool
+//! blocks of exactly 64 KiB (`pool.rs`; hence "larger than"), pipe chunks are a few KiB.
+//! One test in this file, so that nothing else runs in the process while it measures. The
+//! batch is bounded by the room the kernel reports (`SO_MEMINFO`, Linux 4.7 and later).
 
 mod common;
 

@@ -707,16 +707,29 @@ impl Engine {
         self.out.split().freeze()
     }
 
-    /// Makes room for `n` bytes of output in one allocation: for a caller about to encode
-    /// a large batch (grown step by step, the output buffer would leave each smaller
-    /// allocation behind in the allocator, resident).
-    pub fn reserve_output(&mut self, n: usize) {
-        self.out.reserve(n);
+    /// Makes room for `n` bytes of output, and returns the room there is: for a caller
+    /// about to encode a large batch. An empty buffer whose allocation is too small is
+    /// replaced by one of exactly `n` bytes (grown step by step, it would leave each
+    /// smaller allocation behind in the allocator, resident); a large enough one is reused
+    /// from its start. With output pending it reserves as `BytesMut` does.
+    pub fn reserve_output(&mut self, n: usize) -> usize {
+        if self.out.is_empty() && !self.out.try_reclaim(n) {
+            self.out = BytesMut::with_capacity(n);
+        } else {
+            self.out.reserve(n);
+        }
+        self.out.capacity()
+    }
+
+    /// Bytes the output buffer takes from its current start without growing.
+    pub fn output_capacity(&self) -> usize {
+        self.out.capacity()
     }
 
     /// Moves the pending output into a buffer with room for only `spare` more bytes and
-    /// frees the old one: for a caller whose peer stopped taking bytes, so that a large
-    /// batch's buffer is not held for as long as the peer stalls.
+    /// lets go of the old one (freed once no output taken with `take_output` still shares
+    /// it): for a caller whose peer stopped taking bytes, so that a large batch's buffer is
+    /// not held for as long as the peer stalls.
     pub fn shrink_output(&mut self, spare: usize) {
         let mut smaller = BytesMut::with_capacity(self.out.len() + spare);
         smaller.extend_from_slice(&self.out);

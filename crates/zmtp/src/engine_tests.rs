@@ -710,20 +710,22 @@ fn input_buffer_is_never_empty_after_a_filled_body() {
 }
 
 /// Shrinking the output buffer behind a stalled peer keeps every pending byte, in order,
-/// and encoding goes on after it.
+/// gives up the spare room, and encoding goes on after it.
 #[test]
 fn shrinking_the_output_keeps_what_is_pending() {
     let mut e = ready_sub(None);
     let greeting_and_ready = e.output().len();
     e.consume_output(greeting_and_ready);
-    e.reserve_output(256 * 1024);
+    assert!(e.reserve_output(256 * 1024) >= 256 * 1024);
     for i in 0..200u8 {
-        e.send_message(false, &[i; 1000]);
+        e.send_message(false, &[i; 1000]); // 9-byte header: 1,009 bytes a frame
     }
-    e.consume_output(150 * 1002 + 500); // the kernel took part of one frame
+    e.consume_output(150 * 1009 + 500); // the kernel took part of the 151st frame
     let pending = e.output().to_vec();
+    assert_eq!(pending.len(), 50 * 1009 - 500);
     e.shrink_output(16);
     assert_eq!(e.output(), &pending[..]);
+    assert!(e.output_capacity() < pending.len() + 1024);
     e.send_message(false, b"next");
     let out = e.output();
     assert_eq!(&out[..pending.len()], &pending[..]);

@@ -155,10 +155,20 @@ impl Codec {
         }
     }
 
-    /// See `Engine::reserve_output` (STREAM's raw output: no-op).
-    pub(super) fn reserve_output(&mut self, n: usize) {
-        if let Codec::Zmtp(e) = self {
-            e.reserve_output(n)
+    /// See `Engine::reserve_output`. STREAM's raw output: nothing reserved, 0.
+    pub(super) fn reserve_output(&mut self, n: usize) -> usize {
+        match self {
+            Codec::Zmtp(e) => e.reserve_output(n),
+            Codec::Raw(_) => 0,
+        }
+    }
+
+    /// Bytes of encoding per frame beyond its body, at most: the frame header, and with
+    /// CURVE the MESSAGE command's name, nonce, MAC and flags.
+    pub(super) fn frame_overhead(&self) -> usize {
+        match self {
+            Codec::Zmtp(e) if e.is_encrypted() => 9 + 8 + 8 + 16 + 1 + 9,
+            _ => 9,
         }
     }
 

@@ -42,8 +42,11 @@ const UNIX_COPY_BATCH: usize = 128 * 1024;
 const ROOM_PROBE_BATCH: usize = 16 * 1024;
 
 /// Output buffer capacity a connection keeps while its peer takes no bytes (see
-/// `Conn::release_spare_output`).
+/// `Conn::release_output`).
 const SPARE_OUTPUT_MAX: usize = 128 * 1024;
+/// How long a write may find the kernel full, with no write taken since, before a large
+/// output buffer is given up.
+const RELEASE_OUTPUT_AFTER: Duration = Duration::from_millis(20);
 
 /// What the reactor's poller watches on this connection's descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +125,10 @@ pub(super) struct Conn {
     /// The most output buffer a bulk batch reserved since the buffer was last shrunk (the
     /// buffer's own capacity shrinks as written bytes are consumed from its front).
     output_reserved: usize,
+    /// Successful writes so far (to tell a stalled peer from one that only lags).
+    writes: u64,
+    /// A `Timer::ReleaseOutput` is pending, armed when `writes` had this value.
+    release_armed: Option<u64>,
     /// An ipc connection's send buffer was raised for large messages (`ipc::IPC_LARGE`).
     send_buffer_raised: bool,
     /// Large bodies written in place, and what the engine encoded before them.
@@ -201,6 +208,8 @@ impl Conn {
             out_batch: Vec::new(),
             in_place_last: false,
             output_reserved: 0,
+            writes: 0,
+            release_armed: None,
             send_buffer_raised: false,
             writeq: WriteQueue::default(),
             last_recv: Instant::now(),
@@ -550,9 +559,12 @@ impl Conn {
                     self.writeq.write(&mut self.stream, &mut self.engine)
                 };
                 match written {
-                    Ok(_) => continue,
+                    Ok(_) => {
+                        self.writes += 1;
+                        continue;
+                    }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                        self.release_spare_output();
+                        self.arm_release_output();
                         // Have the poller report when there is room (this also takes the
                         // descriptor back from an application thread's claim), unless the
                         // claiming thread itself is writing: it polls for room instead.
@@ -588,11 +600,7 @@ impl Conn {
                 if limit > taken {
                     p.inq.pop_batch(&mut self.out_batch, limit - taken);
                 }
-                // One allocation for the batch (a batch may end one copied frame past
-                // its limit).
-                let need = limit + IN_PLACE_MIN + 9;
-                self.engine.reserve_output(need);
-                self.output_reserved = self.output_reserved.max(need);
+                self.reserve_for_batch();
             }
             if self.out_batch.is_empty() {
                 if self.lingering {
@@ -629,14 +637,55 @@ impl Conn {
         }
     }
 
-    /// A write found the kernel full: if the output buffer is one a large batch grew and
-    /// holds mostly spare room, move what is pending into a small one (a peer that stopped
-    /// reading would otherwise keep the whole batch's memory held; a stream whose reader
-    /// only lags keeps its buffer small anyway, as its batches are bounded by the room).
-    fn release_spare_output(&mut self) {
-        if !matches!(self.stream, Stream::Tcp(_)) {
-            // ipc batches are not bounded by the room (`Stream::send_room`): each would
-            // grow the buffer again.
+    /// Reserves the engine's output for the frames of the batch it will copy (bodies
+    /// written in place take none) in one allocation, when that is more than a small
+    /// batch's worth (smaller ones grow it as they go).
+    fn reserve_for_batch(&mut self) {
+        let in_place = self.engine.writes_in_place();
+        let overhead = self.engine.frame_overhead();
+        let copied: usize = self
+            .out_batch
+            .iter()
+            .filter(|m| !(in_place && m.len() >= IN_PLACE_MIN))
+            .map(|m| m.len() + overhead)
+            .sum();
+        if copied > ROOM_PROBE_BATCH {
+            let room = self.engine.reserve_output(copied);
+            self.output_reserved = self.output_reserved.max(room);
+        }
+    }
+
+    /// A write found the kernel full while the output buffer is one a large batch grew:
+    /// have the reactor look again in `RELEASE_OUTPUT_AFTER` (see `release_output`). Not
+    /// at once: a peer that only lags takes the bytes within that time, and freeing the
+    /// buffer at each would-block would allocate it again for every batch.
+    fn arm_release_output(&mut self) {
+        if self.output_reserved > SPARE_OUTPUT_MAX
+            && self.release_armed.is_none()
+            && matches!(self.stream, Stream::Tcp(_))
+        {
+            // ipc batches are not bounded by the room (`Stream::send_room`): the encoded
+            // output behind a stalled ipc peer is a whole batch, nothing spare to free.
+            self.release_armed = Some(self.writes);
+            self.timers.push((
+                Instant::now() + RELEASE_OUTPUT_AFTER,
+                Timer::ReleaseOutput(self.token),
+            ));
+        }
+    }
+
+    /// `Timer::ReleaseOutput`: if nothing was written since it was armed and the output
+    /// buffer is mostly spare room, move what is pending into a small buffer (a peer that
+    /// stopped reading would otherwise keep the whole batch's memory held). If the peer
+    /// took bytes meanwhile but the output waits for room again, look again later.
+    fn release_output(&mut self) {
+        let Some(armed) = self.release_armed.take() else {
+            return;
+        };
+        if armed != self.writes {
+            if self.wants_write() {
+                self.arm_release_output();
+            }
             return;
         }
         let keep = self.engine.output().len() + ROOM_PROBE_BATCH;
@@ -787,6 +836,10 @@ impl Conn {
         match kind {
             Timer::Handshake(_) if !self.handshaked => Err(Close::Timeout),
             Timer::Linger(_) => Err(Close::Shutdown),
+            Timer::ReleaseOutput(_) => {
+                self.release_output();
+                Ok(())
+            }
             Timer::Heartbeat(_) => {
                 let timeout = if self.opts.heartbeat_ivl > 0 {
                     Duration::from_millis(self.opts.effective_heartbeat_timeout().max(0) as u64)

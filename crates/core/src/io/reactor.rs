@@ -301,6 +301,8 @@ pub(super) enum Timer {
     Handshake(usize),
     Heartbeat(usize),
     Linger(usize),
+    /// A connection whose writes found the kernel full looks whether its peer stalled.
+    ReleaseOutput(usize),
 }
 
 struct Reactor {
@@ -780,7 +782,10 @@ impl Reactor {
         for k in due {
             match k {
                 Timer::Reconnect(c) => self.start_connect(c),
-                Timer::Handshake(t) | Timer::Heartbeat(t) | Timer::Linger(t) => {
+                Timer::Handshake(t)
+                | Timer::Heartbeat(t)
+                | Timer::Linger(t)
+                | Timer::ReleaseOutput(t) => {
                     let result = self.with_conn(t, |c| c.timer(k, now));
                     if let Some(Err(why)) = result {
                         self.close_conn(t, why);
@@ -796,7 +801,8 @@ impl Reactor {
         };
         let mut conn = handle.lock();
         self.timers.retain(|(_, t)| {
-            !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x) if *x == token)
+            !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x)
+                | Timer::ReleaseOutput(x) if *x == token)
         });
         let _ = self.poll.registry().deregister(conn.stream.source());
         let connector = conn.connector;
