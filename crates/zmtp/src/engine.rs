@@ -721,8 +721,10 @@ impl Engine {
         self.out.capacity()
     }
 
-    /// Bytes the output buffer takes from its current start without growing.
-    pub fn output_capacity(&self) -> usize {
+    /// Bytes the output buffer takes from its current start without growing (for the
+    /// tests of `shrink_output`; the core tracks what it reserved itself).
+    #[cfg(test)]
+    pub(crate) fn output_capacity(&self) -> usize {
         self.out.capacity()
     }
 

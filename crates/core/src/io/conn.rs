@@ -587,19 +587,22 @@ impl Conn {
             };
             // Everything taken before is written: the writer may count it as read.
             p.inq.credit_taken();
-            let taken = p
-                .inq
-                .pop_batch(&mut self.out_batch, batch.min(ROOM_PROBE_BATCH));
-            if taken >= ROOM_PROBE_BATCH && batch > ROOM_PROBE_BATCH {
-                // Bulk: encode no more than the kernel has room for, so that a peer
-                // that stopped reading leaves little encoded output held here.
+            // tcp bulk: encode no more than the kernel has room for, so that a peer that
+            // stopped reading leaves little encoded output held here (ipc accounts its
+            // send queue another way: `Stream::send_room` has nothing to say there).
+            let probe = matches!(self.stream, Stream::Tcp(_)) && batch > ROOM_PROBE_BATCH;
+            let first = if probe { ROOM_PROBE_BATCH } else { batch };
+            let mut taken = p.inq.pop_batch(&mut self.out_batch, first);
+            if probe && taken >= ROOM_PROBE_BATCH {
                 let limit = self
                     .stream
                     .send_room()
                     .map_or(batch, |room| room.clamp(ROOM_PROBE_BATCH, batch));
                 if limit > taken {
-                    p.inq.pop_batch(&mut self.out_batch, limit - taken);
+                    taken += p.inq.pop_batch(&mut self.out_batch, limit - taken);
                 }
+            }
+            if taken >= ROOM_PROBE_BATCH {
                 self.reserve_for_batch();
             }
             if self.out_batch.is_empty() {
