@@ -155,6 +155,12 @@ export class Socket {
   writableAsync(): Promise<void>
 
   receive(): Promise<Message>
+  /** Receives one frame into `buf` (reused by the caller), as zmq_recv / pyzmq's
+   *  recv_into: copies at most buf.byteLength bytes, resolves with the frame's full size.
+   *  Check `receiveMore` for further frames of the same message. */
+  receiveInto(buf: ArrayBufferView): Promise<number>
+  /** After receiveInto(): more frames of the same message follow. */
+  readonly receiveMore: boolean
   /** Resolves with 1..max messages (what is available once anything is). */
   receiveMany(max?: number): Promise<Message[]>
   [Symbol.asyncIterator](): AsyncIterator<Message, undefined>

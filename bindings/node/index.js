@@ -229,6 +229,9 @@ class Socket extends NativeSocket {
     // new hidden class, and every optimized function that had seen the old one was thrown
     // away (Node REQ/REP ran its first ~6,000 round trips at twice the steady latency).
     this._waitStart = -0.5
+    this._partial = null     // receiveInto(): the message being taken apart frame by frame
+    this._partialAt = 0
+    this._rcvMore = false    // receiveInto(): the native socket holds more of the message
     this._serviceCb = () => { this._scheduled = false; this._service() }
     if (options) {
       for (const k of Object.keys(options)) if (k !== 'context') this[k] = options[k]
@@ -342,6 +345,51 @@ class Socket extends NativeSocket {
     return new Promise((resolve, reject) => this._addWaiter(2, max, resolve, reject))
   }
 
+  /** Receives one frame into `buf` (a Buffer, TypedArray or DataView the caller reuses),
+   *  as zmq_recv and pyzmq's recv_into do: copies at most buf.byteLength bytes and
+   *  resolves with the frame's full size (larger than buf.byteLength: the rest was
+   *  dropped). `receiveMore` then tells whether more frames of the message follow; take
+   *  them with receiveInto() as well. No Buffer is made per frame, so a large frame lands
+   *  in memory the caller keeps warm. */
+  receiveInto(buf) {
+    if (!ArrayBuffer.isView(buf)) return Promise.reject(new TypeError('receiveInto: a Buffer, TypedArray or DataView'))
+    if (this._partial !== null || this._rqHead < this._rq.length) return Promise.resolve(this._takeFrameInto(buf))
+    if (this._closed) return Promise.reject(closedError())
+    if (this._waiters.length === 0) {
+      // The rest of a message goes without a spin: its frames arrive together.
+      const budget = this._rcvMore ? 0 : this._spinBudget()
+      let r
+      try { r = this._recvInto(buf, budget) } catch (e) { return Promise.reject(e) }
+      if (!this._rcvMore) this._spinDone(r !== undefined, budget)
+      if (r !== undefined) {
+        this._rcvMore = r < 0
+        return Promise.resolve(r < 0 ? -r - 1 : r)
+      }
+      drained = true
+    }
+    if (this._rcvTimeo === 0) return Promise.reject(eagainError('Receiving message'))
+    // Nothing now: wait as receive() does, then copy from the message it gets.
+    return new Promise((resolve, reject) => this._addWaiter(0, 1, (m) => {
+      this._partial = m
+      this._partialAt = 0
+      resolve(this._takeFrameInto(buf))
+    }, reject))
+  }
+
+  /** After receiveInto(): more frames of the same message follow. */
+  get receiveMore() { return this._partial !== null || this._rcvMore }
+
+  // receiveInto() from messages already received into the JS queue: the next frame of the
+  // message being taken apart (or of the queue's first message) into buf; its size.
+  _takeFrameInto(buf) {
+    if (this._partial === null) { this._partial = this._take(); this._partialAt = 0 }
+    const f = this._partial[this._partialAt++]
+    if (this._partialAt === this._partial.length) this._partial = null
+    const dst = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
+    dst.set(f.length <= dst.length ? f : f.subarray(0, dst.length))
+    return f.length
+  }
+
   [Symbol.asyncIterator]() { return new MessageIterator(this) }
 
   /** on('messages', batch => ...) receives every message, in batches (arrays of
@@ -379,6 +427,8 @@ class Socket extends NativeSocket {
     this._listeners = null
     this._rq = objectList()
     this._rqHead = 0
+    this._partial = null
+    this._rcvMore = false
     const waiters = this._waiters, sends = this._sq
     this._waiters = objectList()
     this._sq = objectList()

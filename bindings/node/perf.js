@@ -7,6 +7,10 @@
 // The measuring side prints exactly one line: RESULT {"msg_per_s": x} / {"latency_us": x}.
 // FERROMQ_NODE_API=batch (default: on('messages') + sendMany) or await (for-await +
 // await send(), one message at a time) selects the API style of the throughput pair.
+// FERROMQ_NODE_LAT_API=into (default: receiveInto() into one reused buffer, as C's
+// zmq_recv; the reply is sent from it) or message (for-await / receive(), a new Buffer
+// per frame) selects the latency pair's receive. At 64 KiB a new Buffer per frame costs
+// 7-12 us more per hop (docs/results/2026-11-27-node-receive-into.md).
 //
 // JIT warm-up, as the Java driver does (bindings/java, Perf.warmJit): before it touches
 // ENDPOINT each role runs its own code and its peer's, both in this process, over a
@@ -27,6 +31,7 @@ if (!role || !endpoint || !(size >= 0) || !(count >= 1)) {
   process.exit(2)
 }
 const api = process.env.FERROMQ_NODE_API || 'batch'
+const latApi = process.env.FERROMQ_NODE_LAT_API || 'into'
 const jitWarmup = (() => {
   const n = Number.parseInt(process.env.FERROMQ_PERF_JIT_WARMUP, 10)
   return Number.isInteger(n) && n >= 0 ? n : 20000
@@ -94,6 +99,15 @@ async function pushMessages(push, count, report) {
 }
 
 async function echo(rep, count) {
+  if (latApi === 'into') {
+    // One reused buffer, as C's zmq_recv: the reply is sent from it (send() copies it).
+    const buf = Buffer.allocUnsafe(Math.max(size, 1))
+    for (let n = 0; n < count; n++) {
+      const len = await rep.receiveInto(buf)
+      await rep.send(len === buf.length ? buf : buf.subarray(0, len))
+    }
+    return
+  }
   let n = 0
   for await (const msg of rep) {
     await rep.send(msg)
@@ -105,12 +119,13 @@ async function echo(rep, count) {
 // long-running async loop only after thousands of turns, so the warm-up must be this loop).
 async function roundTrips(req, warm, count, report) {
   const msg = Buffer.alloc(size, 0x61)
+  const into = latApi === 'into' ? Buffer.allocUnsafe(Math.max(size, 1)) : null
   let t0 = now()
   for (let i = 0; i < warm + count; i++) {
     if (i === warm) t0 = now()
     await req.send(msg)
-    const [r] = await req.receive()
-    if (r.length !== size) throw new Error('bad reply size ' + r.length)
+    const len = into !== null ? await req.receiveInto(into) : (await req.receive())[0].length
+    if (len !== size) throw new Error('bad reply size ' + len)
   }
   if (report) {
     const el = secs(t0, now())
@@ -139,15 +154,26 @@ async function warmJit(kind) {
     // function it is in, so warming only what it calls left the measured run's first
     // ~6,000 round trips at twice the steady latency.
     const msg = Buffer.alloc(size, 0x61)
-    const it = server[Symbol.asyncIterator]()
-    for (let i = 0; i < jitWarmup; i++) {
-      await client.send(msg)
-      const { value } = await it.next()
-      await server.send(value)
-      const [r] = await client.receive()
-      if (r.length !== size) throw new Error('bad warm-up reply size ' + r.length)
+    if (latApi === 'into') {
+      const a = Buffer.allocUnsafe(Math.max(size, 1)), b = Buffer.allocUnsafe(Math.max(size, 1))
+      for (let i = 0; i < jitWarmup; i++) {
+        await client.send(msg)
+        const n = await server.receiveInto(a)
+        await server.send(n === a.length ? a : a.subarray(0, n))
+        const r = await client.receiveInto(b)
+        if (r !== size) throw new Error('bad warm-up reply size ' + r)
+      }
+    } else {
+      const it = server[Symbol.asyncIterator]()
+      for (let i = 0; i < jitWarmup; i++) {
+        await client.send(msg)
+        const { value } = await it.next()
+        await server.send(value)
+        const [r] = await client.receive()
+        if (r.length !== size) throw new Error('bad warm-up reply size ' + r.length)
+      }
+      await it.return()
     }
-    await it.return()
     server.receiveSpin = 0
     client.receiveSpin = 0
     const loops = Math.ceil(jitWarmup / 8)
