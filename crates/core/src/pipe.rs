@@ -513,15 +513,16 @@ impl Queue {
 
     /// Appends frames in one go, ignoring the HWM (the caller checked `reserve` at a
     /// message boundary). Used by the I/O thread for a batch decoded from one read.
-    pub(crate) fn push_batch(&self, batch: &mut Vec<Msg>) {
+    /// True if the reader was waiting for it (found the queue empty and asked for a wake).
+    pub(crate) fn push_batch(&self, batch: &mut Vec<Msg>) -> bool {
         if batch.is_empty() {
-            return;
+            return false;
         }
         if self.is_conflate() {
             for m in batch.drain(..) {
                 self.push_conflated(m);
             }
-            return;
+            return false;
         }
         let mut w = self.ring.writer();
         let mut whole = false;
@@ -541,7 +542,15 @@ impl Queue {
         if whole && w.publish() {
             drop(w);
             self.wake_reader();
+            return true;
         }
+        false
+    }
+
+    /// The reader found this queue empty and waits for the next publish (a look at the
+    /// published word; the reader's lock is not taken).
+    pub(crate) fn reader_waiting(&self) -> bool {
+        self.ring.reader_waiting()
     }
 
     /// True if at least one whole message is waiting. When not, the next message wakes

@@ -13,7 +13,7 @@ use crate::signal::{Signal, Wait, MAX_SELF_SERVED};
 use crate::transport::{inproc, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -98,11 +98,25 @@ pub(crate) struct SocketShared {
     pub(crate) signal: Arc<Signal>,
     state: Mutex<SocketState>,
     pub(crate) monitor: Mutex<Option<Monitor>>,
+    /// The socket has at most `MAX_PULL_SOURCES` pipes, so a receive that finds nothing
+    /// reads their connections itself (kept beside the lock for the I/O thread).
+    reads_own_conns: AtomicBool,
 }
 
 impl SocketShared {
     pub(crate) fn lock(&self) -> MutexGuard<'_, SocketState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A receive on this socket that finds nothing reads its tcp/ipc connections itself
+    /// (see `SocketState::conn_sources`).
+    pub(crate) fn reads_own_conns(&self) -> bool {
+        self.reads_own_conns.load(Ordering::Relaxed)
+    }
+
+    fn pipes_changed(&self, st: &SocketState) {
+        self.reads_own_conns
+            .store(st.pipes.len() <= MAX_PULL_SOURCES, Ordering::Relaxed);
     }
 
     /// Hands a new pipe to the pattern and wakes the owner; this socket's ZMQ_CONFLATE
@@ -143,6 +157,7 @@ impl SocketShared {
             pipe.out.set_conflate();
         }
         st.pipes.insert(pipe.id, pipe.clone());
+        self.pipes_changed(&st);
         st.pattern.attach(pipe, meta);
         drop(st);
         self.signal.notify();
@@ -163,6 +178,7 @@ impl SocketShared {
     pub(crate) fn drop_pipe(&self, pipe_id: u64) {
         let mut st = self.lock();
         if let Some(p) = st.pipes.remove(&pipe_id) {
+            self.pipes_changed(&st);
             st.pattern.detach(pipe_id);
             p.close();
         }
@@ -174,6 +190,7 @@ impl SocketShared {
     pub(crate) fn detach_pipe(&self, pipe_id: u64) {
         let mut st = self.lock();
         if let Some(p) = st.pipes.remove(&pipe_id) {
+            self.pipes_changed(&st);
             p.out.close_reader();
             p.inq.close_writer();
             st.pattern.detach(pipe_id);
@@ -239,6 +256,7 @@ impl Socket {
                     sources_buf: Vec::new(),
                 }),
                 monitor: Mutex::new(None),
+                reads_own_conns: AtomicBool::new(true),
             }),
         })
     }

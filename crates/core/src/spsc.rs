@@ -265,6 +265,12 @@ impl<T: Send, W, R> Spsc<T, W, R> {
         self.published.load(Ordering::Acquire) & !WAITING
     }
 
+    /// The reader asked for a wake at the next publish (the writer has not published since).
+    #[inline]
+    pub(crate) fn reader_waiting(&self) -> bool {
+        self.published.load(Ordering::Acquire) & WAITING != 0
+    }
+
     /// Marks the reader as waiting (a new reader that has not looked yet).
     pub(crate) fn set_waiting(&self) {
         self.published.fetch_or(WAITING, Ordering::AcqRel);

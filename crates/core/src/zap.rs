@@ -73,7 +73,7 @@ impl ZapClient {
                 m
             })
             .collect();
-        mine.out.push_batch(&mut batch);
+        let _ = mine.out.push_batch(&mut batch);
         Some(ZapClient {
             pipe: mine,
             handler: Arc::downgrade(&handler),

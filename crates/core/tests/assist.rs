@@ -309,3 +309,58 @@ fn poll_then_receive_moves_large_messages_both_ways_over_tcp_and_ipc() {
         ctx.term().unwrap();
     }
 }
+
+/// The bytes of a short ZMTP message frame.
+fn short_frame(body: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x00, body.len() as u8];
+    f.extend_from_slice(body);
+    f
+}
+
+#[test]
+fn input_left_to_a_receiver_that_stopped_is_still_read() {
+    // Once the receiving thread takes part of a batch and keeps the rest queued, the I/O
+    // thread leaves further input to it (it reads the connection itself when its queue
+    // runs empty). A receiver that then stops receiving must not leave the connection
+    // unread: a PING behind that input is answered, and nothing queued or sent is lost.
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let mon = Monitor::new(&ctx, &pull, "inproc://assist-left-mon");
+    let ep = bind_tcp(&pull);
+    let mut raw = raw_push(&ep);
+    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+    for i in 0..3u8 {
+        raw.write_all(&short_frame(&[b'a', i])).unwrap();
+    }
+    pull.set_int(opt::RCVTIMEO, 2000).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"a\x00");
+    // The receiver holds two queued messages and does not receive; the I/O thread reads
+    // this batch (the receiver is not waiting for it) ...
+    std::thread::sleep(Duration::from_millis(50));
+    for i in 0..3u8 {
+        raw.write_all(&short_frame(&[b'b', i])).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    // ... and leaves what comes next to the receiver, which is not coming back.
+    raw.write_all(&[0x04, 7, 4, b'P', b'I', b'N', b'G', 0, 0])
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 64];
+    while !got.windows(5).any(|w| w == b"\x04PONG") {
+        match raw.read(&mut buf) {
+            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+            r => panic!("no PONG from a connection whose receiver stopped: {r:?}"),
+        }
+    }
+    raw.write_all(&short_frame(b"c0")).unwrap();
+    let mut all = Vec::new();
+    for _ in 0..6 {
+        all.push(pull.recv(0).unwrap().data().to_vec());
+    }
+    assert_eq!(
+        all,
+        [&b"a\x01"[..], b"a\x02", b"b\x00", b"b\x01", b"b\x02", b"c0"]
+    );
+    drop((raw, pull, mon));
+    ctx.term().unwrap();
+}

@@ -31,7 +31,7 @@ use std::time::Instant;
 /// sooner), longer than a sender's gap between two queued messages (well under 1 µs).
 const STREAMING_GAP_NS: u64 = 3_000;
 
-fn now_ns() -> u64 {
+pub(super) fn now_ns() -> u64 {
     static BASE: OnceLock<Instant> = OnceLock::new();
     BASE.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }

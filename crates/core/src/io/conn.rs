@@ -48,6 +48,15 @@ const SPARE_OUTPUT_MAX: usize = 128 * 1024;
 /// output buffer is given up.
 const RELEASE_OUTPUT_AFTER: Duration = Duration::from_millis(20);
 
+/// Messages under this size make a stream the I/O thread leaves to its receiving thread
+/// (`Conn::defer_read`). In the C perf pair over tcp that was +45 % at 64 B (median of 14
+/// runs, and no run in the slow mode) but -4 % at 1500 B and -7 % at 64 KiB.
+const DEFER_MSG_MAX: usize = 256;
+
+/// Input left to the receiving thread is read by the I/O thread after this long if the
+/// receiver did not take it (the reactor's poll has millisecond resolution).
+const READ_DEFER_FALLBACK: Duration = Duration::from_millis(1);
+
 /// What the reactor's poller watches on this connection's descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Watch {
@@ -148,6 +157,20 @@ pub(super) struct Conn {
     /// A `read(once)` stopped after a batch that filled its buffer: more may be waiting
     /// (the poller is edge-triggered and will not say so again).
     input_left: bool,
+    /// The last batch the I/O thread decoded was of small messages and found the receiving
+    /// thread busy (not waiting for it): the next input may be left to that thread.
+    leave_to_reader: bool,
+    /// The running read is an application thread's (`pull_inline`).
+    in_pull: bool,
+    /// The I/O thread left input to the receiving thread (see `defer_read`) at this time,
+    /// and the receiving thread has not read the connection since.
+    read_deferred: Option<Instant>,
+    /// A `Timer::ReadDeferred` is pending.
+    deferred_timer: bool,
+    /// The receiving thread left deferred input unread for `READ_DEFER_FALLBACK`: the I/O
+    /// thread reads as usual until then (or until that thread reads the connection itself),
+    /// and then tries leaving input to it again.
+    reader_away: Option<Instant>,
 }
 
 impl Conn {
@@ -219,6 +242,11 @@ impl Conn {
             fin_seen: false,
             claimer_io: false,
             input_left: false,
+            leave_to_reader: false,
+            in_pull: false,
+            read_deferred: None,
+            deferred_timer: false,
+            reader_away: None,
         }
     }
 
@@ -299,9 +327,51 @@ impl Conn {
             // sender refilled the socket; the I/O thread then did every read (into fresh
             // pages, as the queue grew) and tcp PUSH/PULL 256 KiB ran at 2-6K msg/s in a
             // third of the runs instead of ~14K.
-            self.read(self.assistable())?;
+            if self.defer_read() {
+                if self.read_deferred.is_none() {
+                    let now = Instant::now();
+                    self.read_deferred = Some(now);
+                    if !self.deferred_timer {
+                        self.deferred_timer = true;
+                        self.timers
+                            .push((now + READ_DEFER_FALLBACK, Timer::ReadDeferred(self.token)));
+                    }
+                }
+            } else {
+                self.read_deferred = None;
+                self.read(self.assistable())?;
+            }
         }
         self.flush()
+    }
+
+    /// Whether the I/O thread should leave this readiness to the receiving thread: one
+    /// that reads its connections itself whenever its queue runs empty (its socket has at
+    /// most `MAX_SELF_SERVED` of them), is not waiting now (it would need this thread's
+    /// read), and had not taken all of the I/O thread's last batch of small messages when
+    /// it came. The I/O thread reading too put the two threads on both sides of the
+    /// queue: once it was ahead, the receiver never found its queue empty and took each
+    /// small message across cores at nearly twice the CPU (the C perf pair's slow speed,
+    /// 3-5M against ~7.5M msg/s at 64 B; `docs/results/2026-11-27-leave-to-reader.md`).
+    fn defer_read(&self) -> bool {
+        self.assistable()
+            && !self.fin_seen
+            && !self.read_paused
+            && self.watch != Watch::Claimed
+            && self.leave_to_reader
+            && self.socket.reads_own_conns()
+            && !self.reader_waiting()
+            && self.reader_away.is_none_or(|until| Instant::now() >= until)
+    }
+
+    /// The I/O thread left input to the receiving thread at its last look.
+    pub(super) fn read_deferred(&self) -> bool {
+        self.read_deferred.is_some()
+    }
+
+    /// The socket's receiving side found its queue empty and waits for the next batch.
+    pub(super) fn reader_waiting(&self) -> bool {
+        self.pipe.as_ref().is_some_and(|p| p.out.reader_waiting())
     }
 
     /// Reads and decodes until the kernel has no more (or, with `once`, after one read:
@@ -479,7 +549,17 @@ impl Conn {
 
     fn push_batch(&mut self) {
         if let Some(p) = &self.pipe {
-            p.out.push_batch(&mut self.in_batch);
+            let small = self
+                .in_batch
+                .last()
+                .is_some_and(|m| m.len() < DEFER_MSG_MAX);
+            let woke = p.out.push_batch(&mut self.in_batch);
+            if !self.in_pull {
+                // Only a stream of small messages is left to the receiving thread (see
+                // `defer_read`); for larger ones the kernel's copy dominates, and it pays
+                // to have the I/O thread make it beside the receiver's work.
+                self.leave_to_reader = small && !woke;
+            }
         } else {
             self.in_batch.clear();
         }
@@ -806,7 +886,12 @@ impl Conn {
     pub(super) fn pull_inline(&mut self) -> bool {
         if self.assistable() && !self.read_paused {
             self.claimer_io = self.watch == Watch::Claimed;
-            let result = self.read(true).and_then(|()| self.flush());
+            self.in_pull = true;
+            self.read_deferred = None;
+            self.reader_away = None;
+            let result = self.read(true);
+            self.in_pull = false;
+            let result = result.and_then(|()| self.flush());
             self.claimer_io = false;
             if let Err(why) = result {
                 self.deferred_close = Some(why);
@@ -841,6 +926,31 @@ impl Conn {
             Timer::Linger(_) => Err(Close::Shutdown),
             Timer::ReleaseOutput(_) => {
                 self.release_output();
+                Ok(())
+            }
+            Timer::ReadDeferred(_) => {
+                // The receiving thread did not come back for what was left to it (it
+                // stopped receiving, or waits in a way that does not read): read it here,
+                // and go on reading as usual for as long again (read-ahead up to the HWM,
+                // PINGs answered, as libzmq), or until that thread reads it itself.
+                self.deferred_timer = false;
+                let Some(since) = self.read_deferred else {
+                    return Ok(());
+                };
+                if now < since + READ_DEFER_FALLBACK {
+                    // Left again after the receiving thread's last read: it is keeping up.
+                    self.deferred_timer = true;
+                    self.timers
+                        .push((since + READ_DEFER_FALLBACK, Timer::ReadDeferred(self.token)));
+                    return Ok(());
+                }
+                self.read_deferred = None;
+                if self.watch != Watch::Claimed && !self.lingering {
+                    self.reader_away = Some(now + READ_DEFER_FALLBACK);
+                    self.input_left = false;
+                    self.read(self.assistable())?;
+                    return self.flush();
+                }
                 Ok(())
             }
             Timer::Heartbeat(_) => {

@@ -303,6 +303,9 @@ pub(super) enum Timer {
     Linger(usize),
     /// A connection whose writes found the kernel full looks whether its peer stalled.
     ReleaseOutput(usize),
+    /// A connection whose reads were left to its receiving thread (`Conn::read_deferred`)
+    /// reads what that thread has not come back for.
+    ReadDeferred(usize),
 }
 
 struct Reactor {
@@ -319,6 +322,8 @@ struct Reactor {
     /// `ReactorShared::schedule`. `again_buf` is its swap partner.
     again: Vec<usize>,
     again_buf: Vec<usize>,
+    /// `run_timers`' list of due timers (kept, so firing allocates nothing).
+    due_buf: Vec<Timer>,
     stopping: bool,
 }
 
@@ -334,6 +339,7 @@ impl Reactor {
             sched_buf: Vec::with_capacity(SCHEDULED_CAP),
             again: Vec::new(),
             again_buf: Vec::new(),
+            due_buf: Vec::new(),
             stopping: false,
         }
     }
@@ -726,12 +732,27 @@ impl Reactor {
 
     fn conn_ready(&mut self, token: usize, readable: bool, writable: bool) {
         let result = self.with_conn(token, |c| {
-            c.ready(readable, writable).map(|()| c.input_left())
+            c.ready(readable, writable)
+                .map(|()| (c.input_left(), c.read_deferred()))
         });
         match result {
             Some(Err(why)) => self.close_conn(token, why),
             // A short list (connections streaming right now): a scan keeps each once.
-            Some(Ok(true)) if !self.again.contains(&token) => self.again.push(token),
+            Some(Ok((true, _))) if !self.again.contains(&token) => self.again.push(token),
+            Some(Ok((_, true))) => {
+                // The read was left to the receiving thread, which was not waiting. If it
+                // began to wait while we held the connection (its own read and claim then
+                // found the lock taken), it may sleep without reading: look once more,
+                // now that the lock is free. Its wait request (a locked RMW on the queue's
+                // word) comes before its try-lock; this fence orders our unlock before the
+                // look, so one of the two sees the other.
+                std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+                if self.with_conn(token, |c| c.reader_waiting()) == Some(true) {
+                    // Reads now (a waiting reader is never deferred to), so this recurses
+                    // at most once.
+                    self.conn_ready(token, true, false);
+                }
+            }
             _ => {}
         }
     }
@@ -772,27 +793,36 @@ impl Reactor {
 
     fn run_timers(&mut self) {
         let now = Instant::now();
-        let due: Vec<Timer> = self
-            .timers
-            .iter()
-            .filter(|(t, _)| *t <= now)
-            .map(|(_, k)| *k)
-            .collect();
+        // A kept buffer: timers fire while messages stream (`Timer::ReadDeferred`), and
+        // the steady state allocates nothing.
+        let mut due = std::mem::take(&mut self.due_buf);
+        due.extend(
+            self.timers
+                .iter()
+                .filter(|(t, _)| *t <= now)
+                .map(|(_, k)| *k),
+        );
         self.timers.retain(|(t, _)| *t > now);
-        for k in due {
+        for k in due.drain(..) {
             match k {
                 Timer::Reconnect(c) => self.start_connect(c),
                 Timer::Handshake(t)
                 | Timer::Heartbeat(t)
                 | Timer::Linger(t)
-                | Timer::ReleaseOutput(t) => {
-                    let result = self.with_conn(t, |c| c.timer(k, now));
-                    if let Some(Err(why)) = result {
-                        self.close_conn(t, why);
+                | Timer::ReleaseOutput(t)
+                | Timer::ReadDeferred(t) => {
+                    let result = self.with_conn(t, |c| c.timer(k, now).map(|()| c.input_left()));
+                    match result {
+                        Some(Err(why)) => self.close_conn(t, why),
+                        // A read that left input (one batch; edge-triggered, so no new
+                        // event would say so) goes on in the next round.
+                        Some(Ok(true)) if !self.again.contains(&t) => self.again.push(t),
+                        _ => {}
                     }
                 }
             }
         }
+        self.due_buf = due;
     }
 
     fn close_conn(&mut self, token: usize, why: Close) {
@@ -802,7 +832,7 @@ impl Reactor {
         let mut conn = handle.lock();
         self.timers.retain(|(_, t)| {
             !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x)
-                | Timer::ReleaseOutput(x) if *x == token)
+                | Timer::ReleaseOutput(x) | Timer::ReadDeferred(x) if *x == token)
         });
         let _ = self.poll.registry().deregister(conn.stream.source());
         let connector = conn.connector;
