@@ -165,8 +165,13 @@ pub(super) struct Conn {
     /// The I/O thread left input to the receiving thread (see `defer_read`) at this time,
     /// and the receiving thread has not read the connection since.
     read_deferred: Option<Instant>,
+    /// Reads that took bytes so far (to tell a fallback read that found input from one
+    /// that found the kernel empty).
+    reads: u64,
     /// A `Timer::ReadDeferred` is pending.
     deferred_timer: bool,
+    /// The last `ready` left input to the receiving thread.
+    just_deferred: bool,
     /// The receiving thread left deferred input unread for `READ_DEFER_FALLBACK`: the I/O
     /// thread reads as usual until then (or until that thread reads the connection itself),
     /// and then tries leaving input to it again.
@@ -245,7 +250,9 @@ impl Conn {
             leave_to_reader: false,
             in_pull: false,
             read_deferred: None,
+            reads: 0,
             deferred_timer: false,
+            just_deferred: false,
             reader_away: None,
         }
     }
@@ -288,6 +295,7 @@ impl Conn {
     /// Readiness (or a scheduled wake-up from the pipe): make progress both ways.
     pub(super) fn ready(&mut self, readable: bool, writable: bool) -> Result<(), Close> {
         self.input_left = false;
+        self.just_deferred = false;
         if let Some(why) = self.deferred_close.take() {
             return Err(why);
         }
@@ -328,14 +336,9 @@ impl Conn {
             // pages, as the queue grew) and tcp PUSH/PULL 256 KiB ran at 2-6K msg/s in a
             // third of the runs instead of ~14K.
             if self.defer_read() {
+                self.just_deferred = true;
                 if self.read_deferred.is_none() {
-                    let now = Instant::now();
-                    self.read_deferred = Some(now);
-                    if !self.deferred_timer {
-                        self.deferred_timer = true;
-                        self.timers
-                            .push((now + READ_DEFER_FALLBACK, Timer::ReadDeferred(self.token)));
-                    }
+                    self.defer_now(Instant::now());
                 }
             } else {
                 self.read_deferred = None;
@@ -355,6 +358,7 @@ impl Conn {
     /// 3-5M against ~7.5M msg/s at 64 B; `docs/results/2026-11-27-leave-to-reader.md`).
     fn defer_read(&self) -> bool {
         self.assistable()
+            && !self.engine.is_raw()
             && !self.fin_seen
             && !self.read_paused
             && self.watch != Watch::Claimed
@@ -364,9 +368,25 @@ impl Conn {
             && self.reader_away.is_none_or(|until| Instant::now() >= until)
     }
 
-    /// The I/O thread left input to the receiving thread at its last look.
-    pub(super) fn read_deferred(&self) -> bool {
-        self.read_deferred.is_some()
+    /// Input is left to the receiving thread from `now`; the fallback timer reads it if
+    /// that thread does not.
+    fn defer_now(&mut self, now: Instant) {
+        self.read_deferred = Some(now);
+        if !self.deferred_timer {
+            self.deferred_timer = true;
+            self.timers
+                .push((now + READ_DEFER_FALLBACK, Timer::ReadDeferred(self.token)));
+        }
+    }
+
+    /// The socket-side queue of a connection whose input the I/O thread left to the
+    /// receiving thread at this look (None: it read, or there was nothing to leave).
+    pub(super) fn deferred_queue(&self) -> Option<Arc<Pipe>> {
+        if self.read_deferred.is_some() && self.just_deferred {
+            self.pipe.clone()
+        } else {
+            None
+        }
     }
 
     /// The socket's receiving side found its queue empty and waits for the next batch.
@@ -405,6 +425,7 @@ impl Conn {
             match result {
                 Ok(0) => return Err(Close::Disconnected),
                 Ok(n) => {
+                    self.reads += 1;
                     if self.opts.heartbeat_ivl > 0 || self.peer_ttl.is_some() {
                         self.last_recv = Instant::now();
                     }
@@ -887,10 +908,17 @@ impl Conn {
         if self.assistable() && !self.read_paused {
             self.claimer_io = self.watch == Watch::Claimed;
             self.in_pull = true;
-            self.read_deferred = None;
+            let had_deferral = self.read_deferred.take().is_some();
             self.reader_away = None;
             let result = self.read(true);
             self.in_pull = false;
+            if self.input_left && had_deferral {
+                // This read took one batch and left the rest, whose poller edge went to a
+                // look that left it to this thread: it stays left to this thread's next
+                // read, with the fallback timer if that never comes.
+                self.input_left = false;
+                self.defer_now(Instant::now());
+            }
             let result = result.and_then(|()| self.flush());
             self.claimer_io = false;
             if let Err(why) = result {
@@ -946,9 +974,13 @@ impl Conn {
                 }
                 self.read_deferred = None;
                 if self.watch != Watch::Claimed && !self.lingering {
-                    self.reader_away = Some(now + READ_DEFER_FALLBACK);
                     self.input_left = false;
+                    let reads = self.reads;
                     self.read(self.assistable())?;
+                    if self.reads != reads {
+                        // Input was waiting: its reader is away.
+                        self.reader_away = Some(now + READ_DEFER_FALLBACK);
+                    }
                     return self.flush();
                 }
                 Ok(())

@@ -733,23 +733,23 @@ impl Reactor {
     fn conn_ready(&mut self, token: usize, readable: bool, writable: bool) {
         let result = self.with_conn(token, |c| {
             c.ready(readable, writable)
-                .map(|()| (c.input_left(), c.read_deferred()))
+                .map(|()| (c.input_left(), c.deferred_queue()))
         });
         match result {
             Some(Err(why)) => self.close_conn(token, why),
             // A short list (connections streaming right now): a scan keeps each once.
             Some(Ok((true, _))) if !self.again.contains(&token) => self.again.push(token),
-            Some(Ok((_, true))) => {
+            Some(Ok((_, Some(pipe)))) => {
                 // The read was left to the receiving thread, which was not waiting. If it
                 // began to wait while we held the connection (its own read and claim then
-                // found the lock taken), it may sleep without reading: look once more,
-                // now that the lock is free. Its wait request (a locked RMW on the queue's
-                // word) comes before its try-lock; this fence orders our unlock before the
-                // look, so one of the two sees the other.
+                // found the lock taken), it may sleep without reading: look at its wait
+                // request again now that the lock is free, without taking the lock (so
+                // that its next try cannot fail on us). Its request (a locked RMW on the
+                // queue's word) comes before its try-lock; this fence orders our unlock
+                // before the look, so one of the two sees the other.
                 std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-                if self.with_conn(token, |c| c.reader_waiting()) == Some(true) {
-                    // Reads now (a waiting reader is never deferred to), so this recurses
-                    // at most once.
+                if pipe.out.reader_waiting() {
+                    // Reads now: a waiting reader is never left input.
                     self.conn_ready(token, true, false);
                 }
             }
