@@ -248,6 +248,10 @@ pub(crate) struct Queue {
     wakers: Mutex<Wakers>,
     /// The writer waker is a connection (`Waker::Conn`), a hint read without the lock.
     conn_writer: AtomicBool,
+    /// The writing connection left input in the kernel to this queue's reader (it reads
+    /// the connection itself; see `Conn::defer_read`). A reader that arms here without
+    /// reading (ZMQ_EVENTS) has the connection looked at instead.
+    left_to_reader: AtomicBool,
 }
 
 /// Why a push was refused.
@@ -272,6 +276,7 @@ impl Queue {
             conflated: Mutex::new(Conflated::default()),
             wakers: Mutex::new(Wakers::default()),
             conn_writer: AtomicBool::new(false),
+            left_to_reader: AtomicBool::new(false),
         })
     }
 
@@ -569,7 +574,24 @@ impl Queue {
         if r.arm() {
             return true;
         }
+        drop(r);
+        // Armed: if input was left to this reader in the kernel, it will not read it from
+        // here; have the I/O thread do it. The fence pairs with the reactor's after a
+        // deferral (it sets the flag, then looks for the wait this arm just asked for).
+        fence(Ordering::SeqCst);
+        if self.left_to_reader.load(Ordering::Relaxed) {
+            if let Some(c) = self.writer_conn().and_then(|w| w.upgrade()) {
+                c.schedule();
+            }
+        }
         self.is_conflate() && self.conflated().complete > 0
+    }
+
+    /// The writing connection left input to this queue's reader (true) or read it (false).
+    pub(crate) fn set_left_to_reader(&self, left: bool) {
+        if self.left_to_reader.load(Ordering::Relaxed) != left {
+            self.left_to_reader.store(left, Ordering::Relaxed);
+        }
     }
 
     /// A value that changes whenever a frame is published or the writer closes, read

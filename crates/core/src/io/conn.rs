@@ -341,7 +341,7 @@ impl Conn {
                     self.defer_now(Instant::now());
                 }
             } else {
-                self.read_deferred = None;
+                self.clear_deferral();
                 self.read(self.assistable())?;
             }
         }
@@ -372,10 +372,22 @@ impl Conn {
     /// that thread does not.
     fn defer_now(&mut self, now: Instant) {
         self.read_deferred = Some(now);
+        if let Some(p) = &self.pipe {
+            p.out.set_left_to_reader(true);
+        }
         if !self.deferred_timer {
             self.deferred_timer = true;
             self.timers
                 .push((now + READ_DEFER_FALLBACK, Timer::ReadDeferred(self.token)));
+        }
+    }
+
+    /// Input is no longer left to the receiving thread (someone reads it now).
+    fn clear_deferral(&mut self) {
+        if self.read_deferred.take().is_some() {
+            if let Some(p) = &self.pipe {
+                p.out.set_left_to_reader(false);
+            }
         }
     }
 
@@ -908,7 +920,8 @@ impl Conn {
         if self.assistable() && !self.read_paused {
             self.claimer_io = self.watch == Watch::Claimed;
             self.in_pull = true;
-            let had_deferral = self.read_deferred.take().is_some();
+            let had_deferral = self.read_deferred.is_some();
+            self.clear_deferral();
             self.reader_away = None;
             let result = self.read(true);
             self.in_pull = false;
@@ -972,7 +985,7 @@ impl Conn {
                         .push((since + READ_DEFER_FALLBACK, Timer::ReadDeferred(self.token)));
                     return Ok(());
                 }
-                self.read_deferred = None;
+                self.clear_deferral();
                 if self.watch != Watch::Claimed && !self.lingering {
                     self.input_left = false;
                     let reads = self.reads;
