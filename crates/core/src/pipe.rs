@@ -578,8 +578,11 @@ impl Queue {
         // Armed: if input was left to this reader in the kernel, it will not read it from
         // here; have the I/O thread do it. The fence pairs with the reactor's after a
         // deferral (it sets the flag, then looks for the wait this arm just asked for).
-        fence(Ordering::SeqCst);
-        if self.left_to_reader.load(Ordering::Relaxed) {
+        // Only a connection leaves input, so an inproc queue skips the fence.
+        if self.conn_writer.load(Ordering::Relaxed) && {
+            fence(Ordering::SeqCst);
+            self.left_to_reader.load(Ordering::Relaxed)
+        } {
             if let Some(c) = self.writer_conn().and_then(|w| w.upgrade()) {
                 c.schedule();
             }

@@ -104,7 +104,7 @@ pub(crate) struct InputBuffer {
     grow: bool,
     /// Length of the spare slice last handed out (0 if it was a direct body's).
     handed: usize,
-    /// A direct body was just finished: keep the next read short.
+    /// A direct body was just finished: keep reads short until one brings bytes.
     after_body: bool,
     /// The direct body being received.
     body: Option<DirectBody>,
@@ -152,7 +152,7 @@ impl InputBuffer {
             }
         }
         let mut spare = self.buf.len() - self.end;
-        if std::mem::take(&mut self.after_body) {
+        if self.after_body {
             spare = spare.min(AFTER_BODY.max(want));
         }
         self.handed = spare;
@@ -179,6 +179,12 @@ impl InputBuffer {
         );
         self.end += n;
         self.grow = n > 0 && n == self.handed;
+        // Only a read that brought bytes ends the short-read rule: a receiver that looks
+        // before the next message is there (REQ/REP waits so every time) reads nothing,
+        // and the message then arriving must still come mostly into its own body.
+        if n > 0 {
+            self.after_body = false;
+        }
     }
 
     /// Copies `data` in after the received bytes.
@@ -445,6 +451,24 @@ mod tests {
         assert!(body[10..5_010].iter().all(|&b| b == 2));
         assert!(body[5_010..6_000].iter().all(|&b| b == 3));
         assert!(body[6_000..].iter().all(|&b| b == 4));
+    }
+
+    #[test]
+    fn reads_stay_short_after_a_body_until_one_brings_bytes() {
+        let mut input = InputBuffer::default();
+        input.extend(b"HHH");
+        input.begin_body(3, DIRECT_MIN);
+        let n = input.spare(1, 0).len();
+        input.commit(n);
+        assert!(input.finish_body().is_some());
+        // Nothing arrived yet (the peer has not answered): the read brought no bytes.
+        assert_eq!(input.spare(1, 0).len(), AFTER_BODY);
+        input.commit(0);
+        // The read that finds the next message is still short, so its body comes mostly
+        // straight into an allocation of its own rather than through this buffer.
+        assert_eq!(input.spare(1, 0).len(), AFTER_BODY);
+        input.commit(10);
+        assert!(input.spare(1, 0).len() > AFTER_BODY);
     }
 
     #[test]
