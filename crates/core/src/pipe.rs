@@ -252,6 +252,10 @@ pub(crate) struct Queue {
     /// the connection itself; see `Conn::defer_read`). A reader that arms here without
     /// reading (ZMQ_EVENTS) has the connection looked at instead.
     left_to_reader: AtomicBool,
+    /// The reader has waited for this connection-fed queue through readiness
+    /// (ZMQ_EVENTS / zmq_poll) rather than a blocking receive: the connection's input is
+    /// not left to it (it reads the connection only inside zmq_poll's wait).
+    reader_polls: AtomicBool,
 }
 
 /// Why a push was refused.
@@ -277,6 +281,7 @@ impl Queue {
             wakers: Mutex::new(Wakers::default()),
             conn_writer: AtomicBool::new(false),
             left_to_reader: AtomicBool::new(false),
+            reader_polls: AtomicBool::new(false),
         })
     }
 
@@ -580,6 +585,9 @@ impl Queue {
         // deferral (it sets the flag, then looks for the wait this arm just asked for).
         // Only a connection leaves input, so an inproc queue skips the fence.
         if self.conn_writer.load(Ordering::Relaxed) && {
+            if !self.reader_polls.load(Ordering::Relaxed) {
+                self.reader_polls.store(true, Ordering::Relaxed);
+            }
             fence(Ordering::SeqCst);
             self.left_to_reader.load(Ordering::Relaxed)
         } {
@@ -588,6 +596,11 @@ impl Queue {
             }
         }
         self.is_conflate() && self.conflated().complete > 0
+    }
+
+    /// The reader has armed this queue through readiness (see `reader_polls`).
+    pub(crate) fn reader_polls(&self) -> bool {
+        self.reader_polls.load(Ordering::Relaxed)
     }
 
     /// The writing connection left input to this queue's reader (true) or read it (false).

@@ -356,6 +356,8 @@ impl Conn {
     /// queue: once it was ahead, the receiver never found its queue empty and took each
     /// small message across cores at nearly twice the CPU (the C perf pair's slow speed,
     /// 3-5M against ~7.5M msg/s at 64 B; `docs/results/2026-11-27-leave-to-reader.md`).
+    /// Not for a receiver that waits through readiness (zmq_poll, ZMQ_EVENTS): between
+    /// its polls the I/O thread's reads beside it pay (`Queue::reader_polls`).
     fn defer_read(&self) -> bool {
         self.assistable()
             && !self.engine.is_raw()
@@ -365,6 +367,7 @@ impl Conn {
             && self.leave_to_reader
             && self.socket.reads_own_conns()
             && !self.reader_waiting()
+            && !self.pipe.as_ref().is_some_and(|p| p.out.reader_polls())
             && self.reader_away.is_none_or(|until| Instant::now() >= until)
     }
 
