@@ -584,15 +584,15 @@ impl Queue {
         // here; have the I/O thread do it. The fence pairs with the reactor's after a
         // deferral (it sets the flag, then looks for the wait this arm just asked for).
         // Only a connection leaves input, so an inproc queue skips the fence.
-        if self.conn_writer.load(Ordering::Relaxed) && {
+        if self.conn_writer.load(Ordering::Relaxed) {
             if !self.reader_polls.load(Ordering::Relaxed) {
                 self.reader_polls.store(true, Ordering::Relaxed);
             }
             fence(Ordering::SeqCst);
-            self.left_to_reader.load(Ordering::Relaxed)
-        } {
-            if let Some(c) = self.writer_conn().and_then(|w| w.upgrade()) {
-                c.schedule();
+            if self.left_to_reader.load(Ordering::Relaxed) {
+                if let Some(c) = self.writer_conn().and_then(|w| w.upgrade()) {
+                    c.schedule();
+                }
             }
         }
         self.is_conflate() && self.conflated().complete > 0
