@@ -24,10 +24,11 @@ import java.util.Locale;
  * </ul>
  * WARMUP defaults to $FERROMQ_PERF_WARMUP or 100 and must be the same for both latency
  * roles. Before touching the benchmark endpoint every role JIT-warms the binding's send and
- * receive paths on a private tcp loopback pair in its own context (set FERROMQ_PERF_JIT_WARMUP=0
- * to skip), so compiled code is measured, as for a C program; nothing of the measured
- * workload happens during that warm-up. Stdout carries only the RESULT line; details go to stderr. Exit status 2 on usage
- * errors, 1 on a failed call.
+ * receive paths on a private tcp loopback pair in its own context, in passes of
+ * FERROMQ_PERF_JIT_WARMUP messages (default 20,000; 0 skips it) until a pass leaves the JIT
+ * compilers nothing new to do, so that C2-compiled code is measured, as for a C program;
+ * nothing of the measured workload happens during that warm-up. Stdout carries only the
+ * RESULT line; details go to stderr. Exit status 2 on usage errors, 1 on a failed call.
  */
 public final class Perf {
     private Perf() {}
@@ -54,9 +55,7 @@ public final class Perf {
         }
         String jw = System.getenv("FERROMQ_PERF_JIT_WARMUP");
         int jitRounds = jw == null || jw.isBlank() ? 20_000 : Integer.parseInt(jw);
-        warmJit(size, jitRounds);
-        if (role.endsWith("_lat")) warmJitRoundTrips(size, jitRounds);
-        if (jitRounds > 0) awaitCompilerIdle();
+        warmUntilCompiled(size, jitRounds, role.endsWith("_lat"));
         try (Context ctx = new Context()) {
             switch (role) {
                 case "local_thr" -> localThr(ctx, endpoint, size, count);
@@ -136,6 +135,33 @@ public final class Perf {
             }
         }
     }
+
+    /**
+     * Repeats the JIT warm-up ({@link #warmJit}, and {@link #warmJitRoundTrips} for the
+     * latency roles) until one pass of {@code rounds} messages leaves the compilers with
+     * nothing new to do, at most {@link #MAX_WARMUP_PASSES} passes. One pass of 20,000 left
+     * the hot methods in C1 code: C2 compiled {@code recvHeap} and {@code receiveN} ~40 ms
+     * into a measured 1,000,000-message run, and a compiler thread took a core meanwhile
+     * (docs/results/2026-11-28-java-warmup-passes.md).
+     */
+    static void warmUntilCompiled(int size, int rounds, boolean roundTrips) {
+        if (rounds <= 0) return;
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        int passes = 0;
+        while (passes < MAX_WARMUP_PASSES) {
+            long before = timed ? jit.getTotalCompilationTime() : 0;
+            warmJit(size, rounds);
+            if (roundTrips) warmJitRoundTrips(size, rounds);
+            awaitCompilerIdle();
+            passes++;
+            if (!timed || jit.getTotalCompilationTime() == before) break;
+        }
+        System.err.printf(Locale.ROOT, "java perf: JIT warm-up %d pass(es) of %d%n", passes, rounds);
+    }
+
+    /** Most warm-up passes (each {@code rounds} messages) before the measured run starts anyway. */
+    private static final int MAX_WARMUP_PASSES = 8;
 
     /**
      * Waits (at most 2 s) until the JIT compilers have been idle for 3 consecutive 20 ms
