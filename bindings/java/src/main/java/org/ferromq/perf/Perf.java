@@ -155,12 +155,23 @@ public final class Perf {
             if (roundTrips) warmJitRoundTrips(size, rounds);
             awaitCompilerIdle();
             passes++;
+            if (DEBUG && timed) {
+                System.err.printf(Locale.ROOT, "java perf: warm-up pass %d: +%d ms compiling%n",
+                        passes, jit.getTotalCompilationTime() - before);
+            }
             if (!timed || jit.getTotalCompilationTime() == before) break;
         }
         System.err.printf(Locale.ROOT, "java perf: JIT warm-up %d pass(es) of %d%n", passes, rounds);
     }
 
-    /** Most warm-up passes (each {@code rounds} messages) before the measured run starts anyway. */
+    /** $PERF_DEBUG set: the warm-up reports each pass's compilation time on stderr. */
+    private static final boolean DEBUG = System.getenv("PERF_DEBUG") != null;
+
+    /**
+     * Most warm-up passes (each {@code rounds} messages) before the measured run starts
+     * anyway. The 64 KiB latency roles use them all: C2 still spent ~175-257 ms on a sixth
+     * pass after passes of 1-27 ms.
+     */
     private static final int MAX_WARMUP_PASSES = 8;
 
     /**
