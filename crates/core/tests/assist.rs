@@ -45,9 +45,7 @@ fn a_dropped_connection_closes_at_once_while_a_receive_blocks_on_it() {
     });
     std::thread::sleep(Duration::from_millis(100));
     // A frame above MAXMSGSIZE: the server must drop this connection.
-    let mut frame = vec![0x00, 100];
-    frame.extend_from_slice(&[b'z'; 100]);
-    raw.write_all(&frame).unwrap();
+    raw.write_all(&zmtp_message(&[b'z'; 100])).unwrap();
     let mut rest = Vec::new();
     let eof = loop {
         let mut buf = [0u8; 256];
@@ -310,13 +308,6 @@ fn poll_then_receive_moves_large_messages_both_ways_over_tcp_and_ipc() {
     }
 }
 
-/// The bytes of a short ZMTP message frame.
-fn short_frame(body: &[u8]) -> Vec<u8> {
-    let mut f = vec![0x00, body.len() as u8];
-    f.extend_from_slice(body);
-    f
-}
-
 #[test]
 fn input_left_to_a_receiver_that_stopped_is_still_read() {
     // Once the receiving thread takes part of a batch and keeps the rest queued, the I/O
@@ -330,7 +321,7 @@ fn input_left_to_a_receiver_that_stopped_is_still_read() {
     let mut raw = raw_push(&ep);
     mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
     for i in 0..3u8 {
-        raw.write_all(&short_frame(&[b'a', i])).unwrap();
+        raw.write_all(&zmtp_message(&[b'a', i])).unwrap();
     }
     pull.set_int(opt::RCVTIMEO, 2000).unwrap();
     assert_eq!(pull.recv(0).unwrap().data(), b"a\x00");
@@ -338,7 +329,7 @@ fn input_left_to_a_receiver_that_stopped_is_still_read() {
     // this batch (the receiver is not waiting for it) ...
     std::thread::sleep(Duration::from_millis(50));
     for i in 0..3u8 {
-        raw.write_all(&short_frame(&[b'b', i])).unwrap();
+        raw.write_all(&zmtp_message(&[b'b', i])).unwrap();
     }
     std::thread::sleep(Duration::from_millis(50));
     // ... and leaves what comes next to the receiver, which is not coming back.
@@ -352,7 +343,7 @@ fn input_left_to_a_receiver_that_stopped_is_still_read() {
             r => panic!("no PONG from a connection whose receiver stopped: {r:?}"),
         }
     }
-    raw.write_all(&short_frame(b"c0")).unwrap();
+    raw.write_all(&zmtp_message(b"c0")).unwrap();
     let mut all = Vec::new();
     for _ in 0..6 {
         all.push(pull.recv(0).unwrap().data().to_vec());

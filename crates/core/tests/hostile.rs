@@ -162,10 +162,7 @@ fn greeting(mechanism: &[u8], major: u8) -> [u8; 64] {
 }
 
 fn null_ready() -> Vec<u8> {
-    let mut body = b"\x05READY\x0bSocket-Type\x00\x00\x00\x06DEALER".to_vec();
-    let mut frame = vec![0x04, body.len() as u8];
-    frame.append(&mut body);
-    frame
+    zmtp_ready("DEALER")
 }
 
 /// Completes a NULL handshake on a raw socket and returns it.
@@ -445,10 +442,7 @@ fn subscription_flood_on_xpub() {
     let before = rss_kib();
     let mut s = TcpStream::connect(ep.trim_start_matches("tcp://")).unwrap();
     s.write_all(&greeting(b"NULL", 3)).unwrap();
-    let mut ready = b"\x05READY\x0bSocket-Type\x00\x00\x00\x03SUB".to_vec();
-    let mut frame = vec![0x04, ready.len() as u8];
-    frame.append(&mut ready);
-    s.write_all(&frame).unwrap();
+    s.write_all(&zmtp_ready("SUB")).unwrap();
     let mut flood = Vec::new();
     for i in 0..10_000u32 {
         let topic = format!("topic-{i:08}-{}", "x".repeat(64));

@@ -75,34 +75,6 @@ fn codes(events: &[Event]) -> Vec<u16> {
     events.iter().map(|e| e.0).collect()
 }
 
-fn zmtp_greeting(mechanism: &[u8]) -> [u8; 64] {
-    let mut g = [0u8; 64];
-    g[0] = 0xff;
-    g[9] = 0x7f;
-    g[10] = 3;
-    g[11] = 1;
-    g[12..12 + mechanism.len()].copy_from_slice(mechanism);
-    g
-}
-
-/// A short command frame: name and raw body.
-fn zmtp_command(name: &str, props: &[u8]) -> Vec<u8> {
-    let mut body = vec![name.len() as u8];
-    body.extend_from_slice(name.as_bytes());
-    body.extend_from_slice(props);
-    let mut frame = vec![0x04, body.len() as u8];
-    frame.extend_from_slice(&body);
-    frame
-}
-
-fn zmtp_ready(socket_type: &str) -> Vec<u8> {
-    let mut props = vec![11u8];
-    props.extend_from_slice(b"Socket-Type");
-    props.extend_from_slice(&(socket_type.len() as u32).to_be_bytes());
-    props.extend_from_slice(socket_type.as_bytes());
-    zmtp_command("READY", &props)
-}
-
 /// Reads from a raw connection until EOF (true) or `ms` pass (false).
 fn reads_eof_within(raw: &mut std::net::TcpStream, ms: u64) -> bool {
     let deadline = Instant::now() + Duration::from_millis(ms);

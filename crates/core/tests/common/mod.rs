@@ -1,4 +1,4 @@
-//! Helpers shared by the core integration tests (options.rs, semantics.rs).
+//! Helpers shared by the core integration tests.
 #![allow(dead_code)] // each test file uses a subset
 
 use ferromq::options::id as opt;
@@ -113,15 +113,28 @@ pub fn zmtp_greeting(mechanism: &[u8]) -> [u8; 64] {
     g
 }
 
-/// A short READY command frame with one Socket-Type property.
-pub fn zmtp_ready(socket_type: &str) -> Vec<u8> {
-    let mut body = vec![5u8];
-    body.extend_from_slice(b"READY");
-    body.push(11);
-    body.extend_from_slice(b"Socket-Type");
-    body.extend_from_slice(&(socket_type.len() as u32).to_be_bytes());
-    body.extend_from_slice(socket_type.as_bytes());
+/// A short ZMTP command frame (flags 0x04): the name, then `props` as they are.
+pub fn zmtp_command(name: &str, props: &[u8]) -> Vec<u8> {
+    let mut body = vec![name.len() as u8];
+    body.extend_from_slice(name.as_bytes());
+    body.extend_from_slice(props);
     let mut frame = vec![0x04, body.len() as u8];
     frame.extend_from_slice(&body);
+    frame
+}
+
+/// A short READY command frame with one Socket-Type property.
+pub fn zmtp_ready(socket_type: &str) -> Vec<u8> {
+    let mut props = vec![11u8];
+    props.extend_from_slice(b"Socket-Type");
+    props.extend_from_slice(&(socket_type.len() as u32).to_be_bytes());
+    props.extend_from_slice(socket_type.as_bytes());
+    zmtp_command("READY", &props)
+}
+
+/// A short ZMTP message frame (flags 0x00, last frame) carrying `body` (under 256 bytes).
+pub fn zmtp_message(body: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x00, body.len() as u8];
+    frame.extend_from_slice(body);
     frame
 }
