@@ -151,25 +151,11 @@ fn eof_within(s: &mut TcpStream) -> bool {
     false
 }
 
-fn greeting(mechanism: &[u8], major: u8) -> [u8; 64] {
-    let mut g = [0u8; 64];
-    g[0] = 0xFF;
-    g[9] = 0x7F;
-    g[10] = major;
-    g[11] = 1;
-    g[12..12 + mechanism.len()].copy_from_slice(mechanism);
-    g
-}
-
-fn null_ready() -> Vec<u8> {
-    zmtp_ready("DEALER")
-}
-
 /// Completes a NULL handshake on a raw socket and returns it.
 fn null_peer(t: &Target) -> TcpStream {
     let mut s = t.raw();
-    s.write_all(&greeting(b"NULL", 3)).unwrap();
-    s.write_all(&null_ready()).unwrap();
+    s.write_all(&zmtp_greeting_major(b"NULL", 3)).unwrap();
+    s.write_all(&zmtp_ready("DEALER")).unwrap();
     t.mon.wait_for(event::HANDSHAKE_SUCCEEDED, 3000);
     s
 }
@@ -190,7 +176,7 @@ fn truncated_greeting_then_close() {
     let _gate = shared();
     let t = Target::new(false, |_| {});
     let mut s = t.raw();
-    s.write_all(&greeting(b"NULL", 3)[..20]).unwrap();
+    s.write_all(&zmtp_greeting_major(b"NULL", 3)[..20]).unwrap();
     s.shutdown(std::net::Shutdown::Write).unwrap();
     assert_eq!(t.expect_failure(), (event::HANDSHAKE_FAILED_NO_DETAIL, 32));
     assert!(eof_within(&mut s));
@@ -202,7 +188,7 @@ fn greeting_that_never_finishes_times_out() {
     let _gate = shared();
     let t = Target::new(false, |s| s.set_int(opt::HANDSHAKE_IVL, 500).unwrap());
     let mut s = t.raw();
-    s.write_all(&greeting(b"NULL", 3)[..11]).unwrap();
+    s.write_all(&zmtp_greeting_major(b"NULL", 3)[..11]).unwrap();
     assert_eq!(t.expect_failure(), (event::HANDSHAKE_FAILED_NO_DETAIL, 11));
     assert!(eof_within(&mut s));
     t.finish();
@@ -213,7 +199,7 @@ fn unknown_mechanism() {
     let _gate = shared();
     let t = Target::new(false, |_| {});
     let mut s = t.raw();
-    s.write_all(&greeting(b"KERBEROS", 3)).unwrap();
+    s.write_all(&zmtp_greeting_major(b"KERBEROS", 3)).unwrap();
     assert_eq!(
         t.expect_failure(),
         (event::HANDSHAKE_FAILED_PROTOCOL, MECHANISM_MISMATCH)
@@ -227,7 +213,7 @@ fn zmtp_2_greeting_with_curve_is_refused() {
     let _gate = shared();
     let t = Target::new(true, |_| {});
     let mut s = t.raw();
-    s.write_all(&greeting(b"CURVE", 1)).unwrap();
+    s.write_all(&zmtp_greeting_major(b"CURVE", 1)).unwrap();
     let (ev, _) = t.expect_failure();
     assert_eq!(ev, event::HANDSHAKE_FAILED_PROTOCOL);
     assert!(eof_within(&mut s));
@@ -273,7 +259,7 @@ fn message_before_ready() {
     let _gate = shared();
     let t = Target::new(false, |_| {});
     let mut s = t.raw();
-    s.write_all(&greeting(b"NULL", 3)).unwrap();
+    s.write_all(&zmtp_greeting_major(b"NULL", 3)).unwrap();
     s.write_all(&[0x00, 0x03, b'a', b'b', b'c']).unwrap();
     assert_eq!(
         t.expect_failure(),
@@ -296,7 +282,7 @@ fn curve_hello_with_a_bad_box_and_a_short_hello() {
     hello.extend_from_slice(&1u64.to_be_bytes());
     hello.extend_from_slice(&[0x55; 80]);
     let mut s = t.raw();
-    s.write_all(&greeting(b"CURVE", 3)).unwrap();
+    s.write_all(&zmtp_greeting_major(b"CURVE", 3)).unwrap();
     s.write_all(&hello).unwrap();
     assert_eq!(
         t.expect_failure(),
@@ -308,7 +294,7 @@ fn curve_hello_with_a_bad_box_and_a_short_hello() {
     short[1] = 199;
     short.pop();
     let mut s = t.raw();
-    s.write_all(&greeting(b"CURVE", 3)).unwrap();
+    s.write_all(&zmtp_greeting_major(b"CURVE", 3)).unwrap();
     s.write_all(&short).unwrap();
     assert_eq!(
         t.expect_failure(),
@@ -441,7 +427,7 @@ fn subscription_flood_on_xpub() {
 
     let before = rss_kib();
     let mut s = TcpStream::connect(ep.trim_start_matches("tcp://")).unwrap();
-    s.write_all(&greeting(b"NULL", 3)).unwrap();
+    s.write_all(&zmtp_greeting_major(b"NULL", 3)).unwrap();
     s.write_all(&zmtp_ready("SUB")).unwrap();
     let mut flood = Vec::new();
     for i in 0..10_000u32 {

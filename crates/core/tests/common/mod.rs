@@ -104,10 +104,15 @@ impl Monitor {
 
 /// ZMTP 3.1 greeting: signature, version 3.1, mechanism, as-server 0, filler.
 pub fn zmtp_greeting(mechanism: &[u8]) -> [u8; 64] {
+    zmtp_greeting_major(mechanism, 3)
+}
+
+/// A greeting as `zmtp_greeting` but announcing version `major`.1 (hostile peers).
+pub fn zmtp_greeting_major(mechanism: &[u8], major: u8) -> [u8; 64] {
     let mut g = [0u8; 64];
     g[0] = 0xff;
     g[9] = 0x7f;
-    g[10] = 3;
+    g[10] = major;
     g[11] = 1;
     g[12..12 + mechanism.len()].copy_from_slice(mechanism);
     g
