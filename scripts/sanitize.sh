@@ -41,10 +41,10 @@ fi
 target=x86_64-unknown-linux-gnu
 log=$(mktemp)
 status=0
-echo "== miri: ring, pool, msg"
+echo "== miri: ring, pool, msg, loan"
 set +e
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR_MIRI:-target/miri}" \
-    cargo +nightly miri test -p ferromq --lib -- spsc:: pool:: msg:: 2>&1 | tee -a "$log" |
+    cargo +nightly miri test -p ferromq --lib -- spsc:: pool:: msg:: loan:: 2>&1 | tee -a "$log" |
     grep -E "^test result|^error|Undefined Behavior|data race"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 set -e

@@ -274,8 +274,9 @@ pub unsafe extern "C" fn zmq_send(
         let sock = unsafe { sock_ref(socket)? };
         // SAFETY: forwarded caller contract.
         let data = unsafe { in_buf(buf, len)? };
-        sock.send_msg(Msg::copy_from(data), flags)
-            .map_err(|(e, _)| Errno::from(e))?;
+        // `send` reads the caller's bytes in place while it runs (large frames), as
+        // zmq_send's contract allows, and copies them only if still needed on return.
+        sock.send(data, flags).map_err(Errno::from)?;
         Ok(size_result(len))
     })
 }

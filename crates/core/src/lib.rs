@@ -20,6 +20,7 @@
 mod ctx;
 pub mod error;
 mod io;
+mod loan;
 mod monitor;
 mod msg;
 pub mod options;

@@ -1,5 +1,6 @@
 //! `Msg`: one message frame, small ones stored inline, large ones shared by reference count.
 
+use crate::loan::Loan;
 use crate::pool::{self, PoolRef};
 use bytes::Bytes;
 use std::sync::Arc;
@@ -27,6 +28,8 @@ enum Data {
     Pooled(PoolRef),
     /// A unique, writable body (from `with_size`); becomes `Shared` when cloned cheaply.
     Owned(Vec<u8>),
+    /// The caller's bytes during a send call, a copy after it (see `loan`).
+    Lent(Arc<Loan>),
 }
 
 /// Properties of the connection a message arrived on (`zmq_msg_gets`).
@@ -212,6 +215,35 @@ impl Msg {
         }
     }
 
+    /// A frame over a loan's bytes (see `loan::with_lent`).
+    pub(crate) fn from_loan(loan: Arc<Loan>) -> Msg {
+        Msg {
+            data: Data::Lent(loan),
+            flags: 0,
+            meta: None,
+        }
+    }
+
+    /// The loan this frame's body is, if it is one: a writer of the body reads it through
+    /// `Loan::read` and so spares the copy that `data` makes.
+    #[inline]
+    pub(crate) fn loan(&self) -> Option<&Loan> {
+        match &self.data {
+            Data::Lent(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// Replaces a lent body by an ordinary one (sharing the loan's copy, made now if it was
+    /// not yet), for access that may write or keep the bytes.
+    pub(crate) fn unlend(&mut self) {
+        if let Data::Lent(l) = &self.data {
+            l.stable();
+            let copy = l.copied().data.clone();
+            self.data = copy;
+        }
+    }
+
     /// A frame that always shares `bytes`, however small (for buffers whose owner must live
     /// until the last copy of the message is gone, as with `zmq_msg_init_data`).
     pub fn from_shared(bytes: Bytes) -> Msg {
@@ -230,12 +262,14 @@ impl Msg {
             Data::Shared(b) => b,
             Data::Pooled(p) => p.as_slice(),
             Data::Owned(v) => v,
+            Data::Lent(l) => l.stable(),
         }
     }
 
     /// Mutable access to the bytes. A shared body is made unique first (copied only if
     /// other references exist), so writing never changes another message.
     pub fn data_mut(&mut self) -> &mut [u8] {
+        self.unlend();
         if let Data::Shared(b) = &mut self.data {
             let v: Vec<u8> = match std::mem::take(b).try_into_mut() {
                 Ok(m) => m.into(),
@@ -250,7 +284,7 @@ impl Msg {
         match &mut self.data {
             Data::Inline { len, buf } => &mut buf[..*len as usize],
             Data::Owned(v) => v,
-            Data::Shared(_) | Data::Pooled(_) => unreachable!("converted above"),
+            Data::Shared(_) | Data::Pooled(_) | Data::Lent(_) => unreachable!("converted above"),
         }
     }
 
@@ -258,11 +292,13 @@ impl Msg {
     /// allowed by libzmq's contract; for a body shared with copies, the copies see the write,
     /// as with libzmq's reference-counted messages.
     pub fn data_ptr(&mut self) -> *mut u8 {
+        self.unlend();
         match &mut self.data {
             Data::Inline { buf, .. } => buf.as_mut_ptr(),
             Data::Owned(v) => v.as_mut_ptr(),
             Data::Shared(b) => b.as_ptr() as *mut u8,
             Data::Pooled(p) => p.as_mut_ptr(),
+            Data::Lent(_) => unreachable!("unlent above"),
         }
     }
 
@@ -281,6 +317,7 @@ impl Msg {
             Data::Shared(b) => b.len(),
             Data::Pooled(p) => p.len(),
             Data::Owned(v) => v.len(),
+            Data::Lent(l) => l.len(),
         }
     }
 
@@ -318,7 +355,7 @@ impl Msg {
     /// The body as shared `Bytes` (copies small inline bodies).
     pub fn to_bytes(&self) -> Bytes {
         match &self.data {
-            Data::Inline { .. } | Data::Owned(_) | Data::Pooled(_) => {
+            Data::Inline { .. } | Data::Owned(_) | Data::Pooled(_) | Data::Lent(_) => {
                 Bytes::copy_from_slice(self.data())
             }
             Data::Shared(b) => b.clone(),

@@ -446,9 +446,15 @@ impl Queue {
 
     /// Appends a frame. Only the first frame of a message is checked against the HWM, so a
     /// multipart message is never split by it.
-    pub(crate) fn push(&self, msg: Msg) -> Result<(), PushError> {
+    pub(crate) fn push(&self, mut msg: Msg) -> Result<(), PushError> {
         if self.reader_closed.load(Ordering::Acquire) {
             return Err(PushError::Closed(msg));
+        }
+        if msg.loan().is_some() && !matches!(self.wakers().reader, Waker::Conn(_)) {
+            // A lent body stays lent only on its way to a connection its sender may write
+            // itself (see `loan`); any other reader would have it copied later anyway, by
+            // the lender waiting for it or from another thread's cache.
+            msg.unlend();
         }
         if self.is_conflate() {
             self.push_conflated(msg);

@@ -516,6 +516,11 @@ impl Socket {
 
     /// Sends a byte slice as one frame (copied).
     pub fn send(&self, data: &[u8], flags: i32) -> Result<()> {
+        if data.len() >= crate::loan::LEND_MIN {
+            // Lent, not copied: a connection that writes it before this returns never
+            // copies it (see `loan`).
+            return crate::loan::with_lent(data, |m| self.send_msg(m, flags).map_err(|(e, _)| e));
+        }
         self.send_msg(Msg::copy_from(data), flags)
             .map_err(|(e, _)| e)
     }

@@ -748,6 +748,10 @@ impl Conn {
                 } else if m.len() >= IN_PLACE_MIN && self.engine.writes_in_place() {
                     self.in_place_last = true;
                     self.writeq.push_large(&mut self.engine, m.more(), m);
+                } else if let Some(loan) = m.loan() {
+                    // Encoded (a CURVE box) straight from the sender's bytes.
+                    self.in_place_last = false;
+                    self.engine.send_message(m.more(), loan.read().bytes());
                 } else {
                     self.in_place_last = false;
                     self.engine.send_message(m.more(), m.data());

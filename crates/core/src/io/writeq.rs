@@ -5,6 +5,7 @@
 
 use super::codec::Codec;
 use super::stream::Stream;
+use crate::loan::{Loan, LoanRead};
 use crate::msg::Msg;
 use ferromq_zmtp::{Bytes, Engine};
 use std::collections::VecDeque;
@@ -26,11 +27,30 @@ enum Part {
 }
 
 impl Part {
-    fn bytes(&self) -> &[u8] {
+    /// The bytes, for a write: a lent body is read through `read` (it is `Some` for one).
+    fn bytes<'a>(&'a self, read: &'a Option<LoanRead<'a>>) -> &'a [u8] {
+        match (self, read) {
+            (_, Some(r)) => r.bytes(),
+            (Part::Encoded(b), None) => b,
+            (Part::Header(h, n), None) => &h[..*n as usize],
+            (Part::Body(m), None) => m.data(),
+        }
+    }
+
+    fn len(&self) -> usize {
         match self {
-            Part::Encoded(b) => b,
-            Part::Header(h, n) => &h[..*n as usize],
-            Part::Body(m) => m.data(),
+            Part::Encoded(b) => b.len(),
+            Part::Header(_, n) => *n as usize,
+            Part::Body(m) => m.len(),
+        }
+    }
+
+    /// A body lent by a sender still in its call is read from the sender's bytes (no
+    /// copy), holding the sender until the write is done.
+    fn read_loan(&self) -> Option<LoanRead<'_>> {
+        match self {
+            Part::Body(m) => m.loan().map(Loan::read),
+            _ => None,
         }
     }
 }
@@ -63,10 +83,14 @@ impl WriteQueue {
     /// One `writev` of the queued pieces followed by the engine's output; drops what was
     /// written. Returns the bytes written.
     pub(super) fn write(&mut self, stream: &mut Stream, engine: &mut Codec) -> io::Result<usize> {
+        let mut reads: [Option<LoanRead<'_>>; MAX_IOV] = std::array::from_fn(|_| None);
+        for (p, r) in self.parts.iter().zip(reads.iter_mut().take(MAX_IOV - 1)) {
+            *r = p.read_loan();
+        }
         let mut iov: [IoSlice<'_>; MAX_IOV] = [IoSlice::new(&[]); MAX_IOV];
         let mut k = 0;
-        for (i, p) in self.parts.iter().take(MAX_IOV - 1).enumerate() {
-            let b = p.bytes();
+        for (i, (p, r)) in self.parts.iter().zip(&reads).take(MAX_IOV - 1).enumerate() {
+            let b = p.bytes(r);
             iov[k] = IoSlice::new(if i == 0 { &b[self.front_done..] } else { b });
             k += 1;
         }
@@ -75,14 +99,16 @@ impl WriteQueue {
             iov[k] = IoSlice::new(engine.output());
             k += 1;
         }
-        let n = stream.write_vectored(&iov[..k])?;
+        let n = stream.write_vectored(&iov[..k]);
+        drop(reads);
+        let n = n?;
         let mut left = n;
         while left > 0 {
             let Some(front) = self.parts.front() else {
                 engine.consume_output(left);
                 break;
             };
-            let rest = front.bytes().len() - self.front_done;
+            let rest = front.len() - self.front_done;
             if left < rest {
                 self.front_done += left;
                 break;

@@ -1,0 +1,239 @@
+//! Bodies lent by the caller of a send for the duration of the call (`zmq_send`'s contract
+//! lets the library read the caller's bytes until it returns, no longer).
+//!
+//! A large frame sent with `Socket::send` goes out as a `Msg` over the caller's bytes. If
+//! the connection writes it to the kernel before the call returns (an idle connection
+//! written inline, or a streaming one its sender writes along), the bytes are never copied.
+//! If anything still holds the message when the call returns (a write queue waiting for
+//! room, a ring, an inproc peer, a clone for another pipe), the lender copies the bytes
+//! into an ordinary message first, and every later read sees that copy. So nothing that
+//! stores a message needs to know about loans.
+//!
+//! Readers of the caller's bytes announce themselves in `state`; the lender, ending the
+//! loan, publishes the copy, closes the loan to new readers and waits for the ones in
+//! progress (a `writev` at most: the only long-lived reader, [`Loan::stable`], copies).
+
+use crate::msg::Msg;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// `Socket::send` lends bodies at least this big (a connection writes them in place, see
+/// `io::writeq`); smaller ones are copied into the pool as before.
+pub(crate) const LEND_MIN: usize = 8 * 1024;
+
+/// `state` bit: the loan has ended; `copy` is set and `ptr` must not be read.
+const ENDED: usize = 1;
+/// `state` increment per reader of `ptr` in progress.
+const READER: usize = 2;
+
+/// A body lent for the duration of one send call. Shared (`Arc`) by the messages over it.
+pub(crate) struct Loan {
+    ptr: *const u8,
+    len: usize,
+    /// `ENDED` plus `READER` per reader of `ptr` in progress.
+    state: AtomicUsize,
+    /// The bytes, once copied (by the lender ending the loan while the body is still held,
+    /// or by a reader that needed them for longer than one write).
+    copy: OnceLock<Msg>,
+}
+
+// SAFETY: `ptr` is only read, and only while the loan has not ended (each read is counted
+// in `state` and the lender waits for those before the caller's borrow ends, see
+// `with_lent`); everything else is thread-safe itself.
+unsafe impl Send for Loan {}
+// SAFETY: as above; shared access only ever reads `ptr`'s bytes.
+unsafe impl Sync for Loan {}
+
+/// The bytes of a loan for one write: the caller's own while the loan lasts (and the loan
+/// cannot end while this is alive), or the copy.
+pub(crate) enum LoanRead<'a> {
+    /// The caller's bytes; the loan's reader count holds the lender.
+    Live(&'a [u8], &'a AtomicUsize),
+    /// The copy made when the loan ended.
+    Copied(&'a [u8]),
+}
+
+impl LoanRead<'_> {
+    /// The bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            LoanRead::Live(b, _) | LoanRead::Copied(b) => b,
+        }
+    }
+}
+
+impl Drop for LoanRead<'_> {
+    fn drop(&mut self) {
+        if let LoanRead::Live(_, state) = self {
+            // Release: this reader's reads happen before the lender's return.
+            state.fetch_sub(READER, Ordering::Release);
+        }
+    }
+}
+
+impl Loan {
+    /// Length of the body.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The bytes for one short read (a `writev`): while the result lives the lender waits.
+    pub(crate) fn read(&self) -> LoanRead<'_> {
+        if let Some(c) = self.copy.get() {
+            return LoanRead::Copied(c.data());
+        }
+        let before = self.state.fetch_add(READER, Ordering::Acquire);
+        if before & ENDED != 0 {
+            self.state.fetch_sub(READER, Ordering::Relaxed);
+            let copy = self
+                .copy
+                .get()
+                .expect("a loan's copy is set before it ends");
+            return LoanRead::Copied(copy.data());
+        }
+        // SAFETY: the loan has not ended and this reader is counted, so the lender is still
+        // inside `with_lent` (waiting for the count to drop, at the latest) and the
+        // caller's `len` bytes at `ptr` are borrowed, unchanged, for as long as this lives.
+        let bytes = unsafe { std::slice::from_raw_parts(self.ptr, self.len) };
+        LoanRead::Live(bytes, &self.state)
+    }
+
+    /// The copy; only after `stable` (or the loan's end) made it.
+    pub(crate) fn copied(&self) -> &Msg {
+        self.copy
+            .get()
+            .expect("copied by stable() or the end of the loan")
+    }
+
+    /// The bytes for as long as the loan itself lives: copies them (once) unless the loan
+    /// has ended already, which copied them.
+    pub(crate) fn stable(&self) -> &[u8] {
+        if let Some(c) = self.copy.get() {
+            return c.data();
+        }
+        let read = self.read();
+        let copy = self.copy.get_or_init(|| Msg::copy_from(read.bytes()));
+        drop(read);
+        copy.data()
+    }
+}
+
+/// Ends a loan when dropped (also when the send panicked).
+struct Lender(Arc<Loan>);
+
+impl Drop for Lender {
+    fn drop(&mut self) {
+        if Arc::get_mut(&mut self.0).is_some() {
+            // Nothing else holds the body (the kernel took it): nobody can read it again.
+            return;
+        }
+        let loan = &*self.0;
+        // Still held somewhere: copy the bytes out while they are ours to read, then turn
+        // new readers to the copy and wait out the ones reading the caller's bytes.
+        let read = loan.read();
+        loan.copy.get_or_init(|| Msg::copy_from(read.bytes()));
+        drop(read);
+        loan.state.fetch_or(ENDED, Ordering::AcqRel);
+        let mut spins = 0u32;
+        while loan.state.load(Ordering::Acquire) & !ENDED != 0 {
+            // A reader is inside one write; it takes microseconds.
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// Calls `send` with a message over `data`'s bytes (no copy) and returns what it returns.
+/// Whatever still holds the message (or a clone of it) when `send` returns holds a copy
+/// from then on; the caller may change `data` as soon as this returns.
+pub(crate) fn with_lent<R>(data: &[u8], send: impl FnOnce(Msg) -> R) -> R {
+    let loan = Arc::new(Loan {
+        ptr: data.as_ptr(),
+        len: data.len(),
+        state: AtomicUsize::new(0),
+        copy: OnceLock::new(),
+    });
+    let lender = Lender(loan.clone());
+    let result = send(Msg::from_loan(loan));
+    drop(lender);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_gone_before_the_return_is_never_copied() {
+        let data = vec![5u8; 100];
+        let copied = with_lent(&data, |m| {
+            assert_eq!(m.len(), 100);
+            let Some(loan) = m.loan() else {
+                panic!("not lent")
+            };
+            let read = loan.read();
+            assert!(matches!(read, LoanRead::Live(..)));
+            assert_eq!(read.bytes().as_ptr(), data.as_ptr(), "the caller's bytes");
+            drop(read);
+            loan.copy.get().is_some()
+        });
+        assert!(!copied);
+    }
+
+    #[test]
+    fn a_message_held_past_the_return_keeps_the_bytes_as_they_were() {
+        let mut data = vec![1u8; 300];
+        let kept = with_lent(&data, |m| {
+            let clone = m.clone();
+            drop(m);
+            clone
+        });
+        data.fill(2);
+        let loan = kept.loan().expect("lent");
+        assert!(matches!(loan.read(), LoanRead::Copied(_)));
+        assert_eq!(kept.data(), &[1u8; 300][..]);
+        assert_ne!(kept.data().as_ptr(), data.as_ptr());
+    }
+
+    #[test]
+    fn a_stable_read_during_the_loan_copies_once() {
+        let data = vec![3u8; 64];
+        let kept = with_lent(&data, |m| {
+            let a = m.data().as_ptr();
+            assert_ne!(
+                a,
+                data.as_ptr(),
+                "data() never hands out the caller's bytes"
+            );
+            assert_eq!(m.data().as_ptr(), a, "one copy");
+            m
+        });
+        assert_eq!(kept.data(), &[3u8; 64][..]);
+    }
+
+    #[test]
+    fn the_lender_waits_for_a_reader_on_another_thread() {
+        let n = if cfg!(miri) { 4 } else { 200 };
+        for round in 0..n {
+            let mut data = vec![round as u8; 4096];
+            let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+            let reader = std::thread::spawn(move || {
+                let m = rx.recv().expect("a message");
+                let loan = m.loan().expect("lent");
+                // Whether it reads the caller's bytes or the copy, they are whole.
+                let read = loan.read();
+                let first = read.bytes()[0];
+                assert!(read.bytes().iter().all(|&b| b == first));
+                drop(read);
+                assert!(m.data().iter().all(|&b| b == round as u8));
+            });
+            with_lent(&data, |m| tx.send(m).expect("reader alive"));
+            data.fill(0xEE);
+            reader.join().expect("reader");
+        }
+    }
+}
