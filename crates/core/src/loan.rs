@@ -130,9 +130,7 @@ impl Drop for Lender {
         let loan = &*self.0;
         // Still held somewhere: copy the bytes out while they are ours to read, then turn
         // new readers to the copy and wait out the ones reading the caller's bytes.
-        let read = loan.read();
-        loan.copy.get_or_init(|| Msg::copy_from(read.bytes()));
-        drop(read);
+        loan.stable();
         loan.state.fetch_or(ENDED, Ordering::AcqRel);
         let mut spins = 0u32;
         while loan.state.load(Ordering::Acquire) & !ENDED != 0 {
