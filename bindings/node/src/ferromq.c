@@ -919,6 +919,12 @@ static int recv_first(void *z, zmq_msg_t *m, uint32_t spin_ns)
     }
 }
 
+/* ferromq's libzmq.so.5 exports this extension (many queued frames moved into messages per
+ * call, under one lock; crates/capi/src/batch.rs); weak, so it is NULL on another libzmq,
+ * where every frame is a zmq_msg_recv of its own. */
+extern int ferromq_recv_msgs(void *socket, zmq_msg_t *msgs, int count) __attribute__((weak));
+#define RECV_MSGS_CHUNK 256      /* frames per ferromq_recv_msgs call */
+
 /* Replaces the ArrayBuffer behind one of state's properties: *ref keeps it alive, `name`
  * makes it visible to JS (as `view` when given, else as the ArrayBuffer itself). */
 static int set_state(napi_env env, inst_t *I, const char *name, napi_ref *ref, napi_value ab,
@@ -984,7 +990,8 @@ static int ensure_slab(napi_env env, inst_t *I, size_t bytes)
  * The frame table is in state.meta: [0] = M; [1] = 1 when the receive stopped on EAGAIN
  * (socket drained), 0 when on a limit; [2] = offset in state.slab of the first small
  * frame's bytes; then per message: nframes, then per frame its length (BIG_FLAG set: the
- * frame is the next big Buffer). The small frames' bytes follow each other in the slab. */
+ * frame is the next big Buffer). The small frames' bytes follow each other in the slab.
+ * On ferromq the messages after the first come RECV_MSGS_CHUNK frames per library call. */
 static napi_value sock_recv(napi_env env, napi_callback_info info)
 {
     size_t argc = 3;
@@ -998,21 +1005,44 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
     if (argc > 2) napi_get_value_uint32(env, argv[2], &spin_ns);
     if (max == 0) max = 1;
     size_t nf = 0, nm = 0, mw = 3, small = 0, nbig = 0;
+    size_t ready = 0;   /* frames a ferromq_recv_msgs call put at frames[nf..] not yet read */
     int err = 0, drained = 0;
     if (grow(I, 64, 128) < 0) return throw_errno(env, ENOMEM);
-    while (nm < max && small < budget) {
-        if (grow(I, nf + 1, mw + 2) < 0) {
-            err = ENOMEM;
+    /* Frames already taken (`ready`) are read even past the byte budget. */
+    while (ready > 0 || (nm < max && small < budget)) {
+        if (ready == 0 && nm > 0 && ferromq_recv_msgs) {
+            /* The messages after the first, many frames per call: at most one per message
+             * still wanted, so a call never takes more messages than `max`. */
+            size_t want = max - nm < RECV_MSGS_CHUNK ? max - nm : RECV_MSGS_CHUNK;
+            if (grow(I, nf + want, mw + 2 * want) < 0) {
+                err = ENOMEM;
+                break;
+            }
+            int n = ferromq_recv_msgs(s->z, &I->frames[nf], (int)want);
+            if (n < 0) {
+                int e = zmq_errno();
+                if (e != EAGAIN) err = e;
+                else drained = 1;
+                break;
+            }
+            ready = (size_t)n;
+        }
+        if (grow(I, nf + (ready ? ready : 1), mw + 2 * (ready ? ready : 1)) < 0) {
+            err = ENOMEM;   /* only when nothing is ready: grow() asked for no more */
             break;
         }
         zmq_msg_t *m = &I->frames[nf];
-        zmq_msg_init(m);
-        if (recv_first(s->z, m, nm == 0 ? spin_ns : 0) < 0) {
-            int e = zmq_errno();
-            zmq_msg_close(m);
-            if (e != EAGAIN) err = e;
-            else drained = 1;
-            break;
+        if (ready) {
+            ready--;
+        } else {
+            zmq_msg_init(m);
+            if (recv_first(s->z, m, nm == 0 ? spin_ns : 0) < 0) {
+                int e = zmq_errno();
+                zmq_msg_close(m);
+                if (e != EAGAIN) err = e;
+                else drained = 1;
+                break;
+            }
         }
         size_t count_at = mw++;
         uint32_t cnt = 0;
@@ -1030,6 +1060,10 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
             int more = zmq_msg_more(m);
             nf++;
             if (!more) break;
+            if (ready) {    /* the next frame is already there */
+                ready--;
+                continue;
+            }
             if (grow(I, nf + 1, mw + 1) < 0) {   /* drain the rest of the message */
                 zmq_msg_t tmp;
                 zmq_msg_init(&tmp);
@@ -1055,6 +1089,8 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
         }
         nm++;
     }
+    /* Only an error leaves frames taken and not read: they go with the rest of the error. */
+    while (ready) zmq_msg_close(&I->frames[nf + --ready]);
     if (nm == 0) {
         if (err) return throw_errno(env, err);
         return NULL;   /* undefined: EAGAIN */

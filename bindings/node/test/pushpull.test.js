@@ -73,6 +73,38 @@ test('received Buffers stay valid and unaliased across later receives (shared sl
   } finally { push.close(); pull.close() }
 })
 
+test('receives whose library calls end inside a message or past the byte budget keep every frame', async () => {
+  // Three frames per message (a library call of 256 frames ends inside one), 2048 B frames
+  // (the largest packed into the slab), a big frame (its own Buffer) every 97 messages;
+  // ~9 MB in all, several 1 MiB receive budgets' worth.
+  const pull = new zmq.Pull()
+  const push = new zmq.Push({ sendHighWaterMark: 0 })
+  try {
+    push.connect(await bound(pull, 'inproc'))
+    const N = 3000
+    const fill = (len, i, f) => Buffer.alloc(len, (i * 3 + f) & 0xff)
+    const frames = (i) => [fill(i % 7, i, 0), fill(2048, i, 1), fill(i % 97 === 5 ? 5000 : 1000, i, 2)]
+    for (let i = 0; i < N; i++) assert.equal(push.sendMany([frames(i)]), 1)
+    let got = 0, batches = 0
+    const done = new Promise((resolve, reject) => {
+      pull.on('messages', (batch) => {
+        batches++
+        try {
+          for (const msg of batch) {
+            const want = frames(got++)
+            assert.equal(msg.length, 3)
+            for (let f = 0; f < 3; f++) assert.ok(msg[f].equals(want[f]), `message ${got - 1} frame ${f}`)
+          }
+        } catch (e) { reject(e) }
+        if (got >= N) resolve()
+      })
+    })
+    await within(done, 20000, 'receiving 3000 messages')
+    assert.equal(got, N)
+    assert.ok(batches > 1 && batches < N, `${batches} batches`)
+  } finally { push.close(); pull.close() }
+})
+
 test('sendMany + on("messages") deliver every message exactly once, in batches', async () => {
   const pull = new zmq.Pull()
   const push = new zmq.Push()

@@ -17,6 +17,7 @@
 // C types keep their zmq.h names (zmq_msg_t, zmq_free_fn, ...).
 #![allow(non_camel_case_types)]
 
+mod batch;
 mod ctx;
 mod errno;
 mod msg;

@@ -247,7 +247,7 @@ pub unsafe extern "C" fn zmq_disconnect(socket: *mut c_void, endpoint: *const c_
 ///
 /// # Safety
 /// `buf` must be NULL or readable for `len` bytes that outlive `'a`.
-unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> CResult<&'a [u8]> {
+pub(crate) unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> CResult<&'a [u8]> {
     if len == 0 {
         Ok(&[])
     } else if buf.is_null() {
@@ -278,54 +278,6 @@ pub unsafe extern "C" fn zmq_send(
         // zmq_send's contract allows, and copies them only if still needed on return.
         sock.send(data, flags).map_err(Errno::from)?;
         Ok(size_result(len))
-    })
-}
-
-/// ferromq's extension (not in `zmq.h`): sends `count` one-frame messages, the i-th
-/// copied from `bufs[i]` (`lens[i]` bytes), as `count` calls of `zmq_send` with
-/// `ZMQ_DONTWAIT` would, but under one lock, and waking whoever reads the messages (a
-/// connection's writer, an inproc peer) once at the end instead of at nearly every
-/// message (for bindings with batch APIs, found with `dlsym`). Returns how many were
-/// queued, stopping at the first that found no room or failed; -1 with `EAGAIN` if the
-/// first found no room, or with the first message's own error. `EINVAL` for a negative
-/// count, `EFAULT` for NULL arrays.
-///
-/// # Safety
-/// `socket` must be NULL or a live socket pointer; for `count > 0`, `bufs` and `lens`
-/// must point to `count` elements, each `bufs[i]` readable for `lens[i]` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn ferromq_send_many(
-    socket: *mut c_void,
-    bufs: *const *const c_void,
-    lens: *const usize,
-    count: c_int,
-) -> c_int {
-    ffi(-1, || {
-        // SAFETY: forwarded caller contract.
-        let sock = unsafe { sock_ref(socket)? };
-        let Ok(n) = usize::try_from(count) else {
-            return fail(libc::EINVAL);
-        };
-        if n == 0 {
-            return Ok(0);
-        }
-        if bufs.is_null() || lens.is_null() {
-            return fail(libc::EFAULT);
-        }
-        // SAFETY: both arrays hold `count` elements per the contract (checked non-NULL).
-        let (bufs, lens) = unsafe {
-            (
-                std::slice::from_raw_parts(bufs, n),
-                std::slice::from_raw_parts(lens, n),
-            )
-        };
-        let mut bodies = Vec::with_capacity(n);
-        for (&b, &len) in bufs.iter().zip(lens) {
-            // SAFETY: each buffer is readable for its length per the contract.
-            bodies.push(unsafe { in_buf(b, len)? });
-        }
-        let sent = sock.send_many(&bodies).map_err(Errno::from)?;
-        Ok(sent as c_int)
     })
 }
 
@@ -653,41 +605,6 @@ mod tests {
         assert!(encode_option(5, OptionValue::Binary(Bytes::new()), 0)
             .unwrap()
             .is_empty());
-    }
-
-    #[test]
-    fn send_many_reads_each_buffer_and_checks_its_arguments() {
-        let bodies: [&[u8]; 3] = [b"one", b"", b"three"];
-        let bufs: Vec<*const c_void> = bodies.iter().map(|b| b.as_ptr().cast()).collect();
-        let lens: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
-        let ctx = crate::ctx::zmq_ctx_new();
-        // SAFETY: a live context and sockets made here; every buffer and length array
-        // holds what the count says; NUL-terminated endpoints.
-        unsafe {
-            let pull = zmq_socket(ctx, 7);
-            let push = zmq_socket(ctx, 8);
-            assert_eq!(zmq_bind(pull, c"inproc://capi-send-many".as_ptr()), 0);
-            assert_eq!(zmq_connect(push, c"inproc://capi-send-many".as_ptr()), 0);
-            assert_eq!(
-                ferromq_send_many(push, bufs.as_ptr(), lens.as_ptr(), -1),
-                -1
-            );
-            assert_eq!(crate::zmq_errno(), libc::EINVAL);
-            assert_eq!(
-                ferromq_send_many(push, std::ptr::null(), lens.as_ptr(), 1),
-                -1
-            );
-            assert_eq!(crate::zmq_errno(), libc::EFAULT);
-            assert_eq!(ferromq_send_many(push, bufs.as_ptr(), lens.as_ptr(), 3), 3);
-            let mut got = [0u8; 8];
-            for want in bodies {
-                let n = zmq_recv(pull, got.as_mut_ptr().cast(), got.len(), 0);
-                assert_eq!(&got[..n as usize], want);
-            }
-            assert_eq!(zmq_close(push), 0);
-            assert_eq!(zmq_close(pull), 0);
-            assert_eq!(crate::ctx::zmq_ctx_term(ctx), 0);
-        }
     }
 
     #[test]

@@ -347,6 +347,42 @@ impl Socket {
         sent.map(|(n, _)| n)
     }
 
+    /// Receives queued frames without blocking, as repeated `recv_msg(DONTWAIT)` calls
+    /// would, but under one lock: each frame goes to `take`, which returns whether to go
+    /// on (false: stop after this frame). Stops too when nothing more is queued. Returns
+    /// how many frames `take` got; when nothing was queued, the first frame is waited for
+    /// as a DONTWAIT `recv_msg` does (the connections are read once, `ZMQ_FD` armed) and
+    /// `Again` is returned if none came. `take` runs under the socket's lock: it must not
+    /// call into this socket. A batch may stop inside a multipart message; `rcvmore`
+    /// says so, and the rest is received as usual.
+    pub fn recv_many(&self, mut take: impl FnMut(Msg) -> bool) -> Result<usize> {
+        let mut n = 0;
+        {
+            let mut st = self.inner.lock();
+            if !st.closed && !self.inner.ctx.is_terminating() {
+                loop {
+                    match st.pattern.recv() {
+                        Ok(m) => {
+                            st.rcvmore = m.more();
+                            n += 1;
+                            if !take(m) {
+                                return Ok(n);
+                            }
+                        }
+                        Err(Error::Again) => break,
+                        Err(e) if n == 0 => return Err(e),
+                        Err(_) => return Ok(n),
+                    }
+                }
+            }
+        }
+        if n != 0 {
+            return Ok(n);
+        }
+        take(self.recv_msg(DONTWAIT)?);
+        Ok(1)
+    }
+
     /// `send_msg` once the first try found no room (or the socket closed): retries until
     /// the frame goes, the deadline passes or the socket fails.
     #[inline(never)]
