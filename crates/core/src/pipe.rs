@@ -17,6 +17,12 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 /// more than the lock and the syscall, and the I/O thread's core is better spent on the
 /// connections' reads.
 const WRITE_ALONG_MIN: usize = 32 * 1024;
+/// Smaller messages are written along too when the connection has fallen this many
+/// messages behind (only a writer allowed past a mark this high gets there: HWM 0), every
+/// `WRITE_ALONG_EVERY`-th message: the I/O thread alone did not keep up with a sender
+/// that never blocks, and on 2 cores a third busy thread only takes turns with the two.
+const WRITE_ALONG_BACKLOG: u64 = 2048;
+const WRITE_ALONG_EVERY: u64 = 256;
 
 thread_local! {
     /// Set around a blocking receive's first look (`spin_before_arm`): the first empty
@@ -473,20 +479,25 @@ impl Queue {
             return Ok(());
         }
         w.writing_more = false;
-        let large = msg.len() >= WRITE_ALONG_MIN;
+        let write_along = msg.len() >= WRITE_ALONG_MIN
+            || (w.started.is_multiple_of(WRITE_ALONG_EVERY)
+                && w.started
+                    .saturating_sub(self.finished.load(Ordering::Relaxed))
+                    >= WRITE_ALONG_BACKLOG);
         Self::push_whole(&mut w, msg);
         let wake = w.publish();
         drop(w);
         if wake {
             self.wake_reader();
-        } else if large {
+        } else if write_along {
             self.write_along();
         }
         Ok(())
     }
 
-    /// A large message was queued behind others, so its connection is streaming: the
-    /// queueing thread writes too when the connection is free (see `ConnHandle::write_along`).
+    /// A large message was queued behind others, or many small ones are, so its connection
+    /// is streaming: the queueing thread writes too when the connection is free (see
+    /// `ConnHandle::write_along`).
     fn write_along(&self) {
         let reader = match &self.wakers().reader {
             Waker::Conn(c) => c.clone(),

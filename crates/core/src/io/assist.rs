@@ -88,9 +88,9 @@ impl ConnHandle {
         Some(self.conn.try_lock().ok()?.flush_inline())
     }
 
-    /// A large message was queued while the connection was already writing: write from
-    /// this thread as well if the connection is free right now (the I/O thread is busy
-    /// elsewhere, e.g. reading); otherwise it is the I/O thread's.
+    /// A large message, or a long run of small ones, was queued while the connection was
+    /// already writing: write from this thread as well if the connection is free right now
+    /// (the I/O thread is busy elsewhere, e.g. reading); otherwise it is the I/O thread's.
     pub(crate) fn write_along(&self) {
         if self.try_flush() == Some(false) {
             self.schedule();
