@@ -1027,8 +1027,8 @@ static napi_value sock_recv(napi_env env, napi_callback_info info)
             }
             ready = (size_t)n;
         }
-        if (grow(I, nf + (ready ? ready : 1), mw + 2 * (ready ? ready : 1)) < 0) {
-            err = ENOMEM;   /* only when nothing is ready: grow() asked for no more */
+        if (!ready && grow(I, nf + 1, mw + 2) < 0) {   /* a batch grew for its frames */
+            err = ENOMEM;
             break;
         }
         zmq_msg_t *m = &I->frames[nf];

@@ -379,7 +379,8 @@ impl Socket {
         if n != 0 {
             return Ok(n);
         }
-        take(self.recv_msg(DONTWAIT)?);
+        // Nothing queued: the waiting path of a DONTWAIT receive (its first look was ours).
+        take(self.recv_msg_wait(DONTWAIT, None)?);
         Ok(1)
     }
 
