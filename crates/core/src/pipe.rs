@@ -300,6 +300,12 @@ impl Queue {
     }
 
     fn wake_reader(&self) {
+        self.wake_reader_for(false);
+    }
+
+    /// Wakes the reader; `large`: the value just published is a large message, which a
+    /// connection writes from this thread at once (see `ConnHandle::output_ready_large`).
+    fn wake_reader_for(&self, large: bool) {
         let w = self.wakers().reader.clone();
         let w = DEFERRED_WAKES.with(|d| match d.borrow_mut().as_mut() {
             Some(owed) => {
@@ -308,8 +314,14 @@ impl Queue {
             }
             None => Some(w),
         });
-        if let Some(w) = w {
-            w.data_ready();
+        match w {
+            Some(Waker::Conn(c)) if large => {
+                if let Some(c) = c.upgrade() {
+                    c.output_ready_large();
+                }
+            }
+            Some(w) => w.data_ready(),
+            None => {}
         }
     }
 
@@ -479,7 +491,8 @@ impl Queue {
             return Ok(());
         }
         w.writing_more = false;
-        let write_along = msg.len() >= WRITE_ALONG_MIN
+        let large = msg.len() >= WRITE_ALONG_MIN;
+        let write_along = large
             || (w.started.is_multiple_of(WRITE_ALONG_EVERY)
                 && w.started
                     .saturating_sub(self.finished.load(Ordering::Relaxed))
@@ -488,7 +501,7 @@ impl Queue {
         let wake = w.publish();
         drop(w);
         if wake {
-            self.wake_reader();
+            self.wake_reader_for(large);
         } else if write_along {
             self.write_along();
         }

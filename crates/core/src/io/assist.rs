@@ -82,6 +82,22 @@ impl ConnHandle {
         self.schedule();
     }
 
+    /// Like `output_ready` for a large message (`pipe::WRITE_ALONG_MIN` and up): written
+    /// from this thread whatever the streaming gap. Its copy into the kernel is the work,
+    /// a batch would not save any of it, and handing it to the I/O thread costs a wake-up
+    /// that on 2 cores takes the receiving thread's core (tcp 64 KiB in one process: the
+    /// I/O thread woken for every other message preempted the receiver ~5,000 times per
+    /// 8,192 messages). The I/O thread still gets what the kernel had no room for.
+    pub(crate) fn output_ready_large(&self) {
+        if let Some(done) = self.try_flush() {
+            self.last_inline_ns.store(now_ns(), Ordering::Relaxed);
+            if done {
+                return;
+            }
+        }
+        self.schedule();
+    }
+
     /// Writes what is queued from this thread, unless another thread holds the
     /// connection (None). Some(true) when nothing is left for the I/O thread to do.
     fn try_flush(&self) -> Option<bool> {
