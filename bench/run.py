@@ -646,7 +646,7 @@ class Progress:
                f"{cell.id}  {label} run {run}/{runs}")
         if self.tty:
             self.stream.write("\r\x1b[K" + msg)
-        elif run == 1 and label:
+        elif (run == 1 or k == 1) and label:
             self.stream.write(msg + "\n")
         self.stream.flush()
 
@@ -660,8 +660,15 @@ class Progress:
 
 def execute(plan: list[Cell], libs: list[Lib], driver: Path, runs: int,
             null_runs: int, baseline: Lib, timeout: int | None,
-            progress: bool = True) -> list[dict]:
-    """Run every cell; libraries interleaved per run (A, B, A, B, ...)."""
+            progress: bool = True, order: str = "round") -> list[dict]:
+    """Run every cell; libraries interleaved per run (A, B, A, B, ...).
+
+    order "round": run 1 of every cell, then run 2 of every cell, ... so that a
+    cell's runs are spread over the whole invocation. The 2-vCPU hosts go
+    through phases lasting seconds to minutes in which some cells run at half
+    speed (docs/results/2026-11-29-large-tcp-cells/NOTES.md); a cell's runs
+    made back to back ("cell") all land in one phase, and its median says
+    which phase that was rather than what is typical."""
     jobs = []
     for cell in plan:
         if cell.null:
@@ -681,22 +688,28 @@ def execute(plan: list[Cell], libs: list[Lib], driver: Path, runs: int,
         jobs.append((cell, cell_libs, n))
     total = sum(len(l) * n for _, l, n in jobs)
     prog = Progress(total, len(jobs))
+    if order == "round":
+        steps = [(r, k) for r in range(max((n for _, _, n in jobs), default=0))
+                 for k in range(1, len(jobs) + 1) if r < jobs[k - 1][2]]
+    else:
+        steps = [(r, k) for k in range(1, len(jobs) + 1)
+                 for r in range(jobs[k - 1][2])]
     raw = []
-    for k, (cell, cell_libs, n) in enumerate(jobs, 1):
-        for r in range(n):
-            for lib in cell_libs:
-                if progress:
-                    prog.update(k, cell, lib.label, r + 1, n)
-                rec = run_cell_once(driver, lib, cell,
-                                    cell_timeout(cell, timeout))
-                prog.done += 1
-                rec.update({"cell": cell.id, "lib": lib.label,
-                            "path": lib.path, "run": r + 1})
-                raw.append(rec)
-                if not rec["ok"] and progress:
-                    sys.stderr.write(("\n" if prog.tty else "")
-                                     + f"  FAILED {cell.id} {lib.label} run "
-                                     f"{r + 1}: {rec.get('error')}\n")
+    for r, k in steps:
+        cell, cell_libs, n = jobs[k - 1]
+        for lib in cell_libs:
+            if progress:
+                prog.update(k, cell, lib.label, r + 1, n)
+            rec = run_cell_once(driver, lib, cell,
+                                cell_timeout(cell, timeout))
+            prog.done += 1
+            rec.update({"cell": cell.id, "lib": lib.label,
+                        "path": lib.path, "run": r + 1})
+            raw.append(rec)
+            if not rec["ok"] and progress:
+                sys.stderr.write(("\n" if prog.tty else "")
+                                 + f"  FAILED {cell.id} {lib.label} run "
+                                 f"{r + 1}: {rec.get('error')}\n")
     if progress:
         prog.finish()
     return raw
@@ -1291,6 +1304,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="label Diff is computed against (default libzmq, or "
                          "the last --lib)")
     ap.add_argument("--runs", type=int, help="runs per cell")
+    ap.add_argument("--order", choices=["round", "cell"], default="round",
+                    help="round (default): run 1 of every cell, then run 2, "
+                    "...; cell: all runs of a cell back to back")
     ap.add_argument("--null-runs", type=int, default=NULL_RUNS,
                     help=f"runs per null-test cell (default {NULL_RUNS})")
     ap.add_argument("--no-null", action="store_true", help="skip the null test")
@@ -1416,7 +1432,7 @@ def main(argv: list[str] | None = None) -> int:
           f"output {out_dir}", file=sys.stderr)
     t0 = time.monotonic()
     raw = execute(plan, libs, driver, runs, args.null_runs, baseline,
-                  timeout) if plan else []
+                  timeout, order=args.order) if plan else []
     bind = None
     if "C" in workloads:
         bind = bindings.run_workload(sys.modules[__name__], libs, quick, runs,
@@ -1433,6 +1449,7 @@ def main(argv: list[str] | None = None) -> int:
         "baseline": baseline.label,
         "config": {
             "mode": mode_name, "runs": runs, "null_runs": args.null_runs,
+            "order": args.order,
             "noisy_cv": NOISY_CV, "count_scale": args.count_scale,
             "timeout_s": timeout or "per cell (cell_timeout)", "argv": sys.argv if argv is None else argv,
             "driver": str(driver),

@@ -120,10 +120,35 @@ def test_raw_cells_run_once_per_run_under_the_raw_label(monkeypatch):
     monkeypatch.setattr(run, "run_cell_once", fake)
     libs = [run.Lib("ferromq", "/x/f"), run.Lib("libzmq", "/x/l")]
     run.execute(plan, libs, Path("zbench"), 2, 2, libs[1], None,
-                progress=False)
+                progress=False, order="cell")
     assert seen == [("R/thr/raw/tcp/64", "raw")] * 2 + [
         ("B/thr/pushpull/tcp/64/hwm0", "ferromq"),
         ("B/thr/pushpull/tcp/64/hwm0", "libzmq")] * 2
+
+
+def test_runs_go_round_the_cells_so_each_cell_is_sampled_over_the_whole_run(
+        monkeypatch):
+    C = run.Cell
+    plan = [C("B", "thr", "pair", "tcp", 64, 1000, "0"),
+            C("B", "thr", "pushpull", "tcp", 64, 1000, "0", null=True),
+            C("B", "thr", "pushpull", "tcp", 64, 1000, "0")]
+    seen = []
+
+    def fake(driver, lib, cell, timeout):
+        seen.append((cell.id, lib.label))
+        return {"ok": True, "value": 1.0, "rc": 0, "result": {"ok": True}}
+
+    monkeypatch.setattr(run, "run_cell_once", fake)
+    libs = [run.Lib("ferromq", "/x/f"), run.Lib("libzmq", "/x/l")]
+    raw = run.execute(plan, libs, Path("zbench"), 2, 3, libs[1], None,
+                      progress=False)
+    pair, null, pp = (c.id for c in plan)
+    one_round = [(pair, "ferromq"), (pair, "libzmq"),
+                 (null, "libzmq#1"), (null, "libzmq#2"),
+                 (pp, "ferromq"), (pp, "libzmq")]
+    # The null test has more runs than the others: its third comes alone.
+    assert seen == one_round * 2 + [(null, "libzmq#1"), (null, "libzmq#2")]
+    assert [r["run"] for r in raw] == [1] * 6 + [2] * 6 + [3, 3]
 
 
 def test_memory_metric_may_be_zero_or_negative_but_not_missing():
