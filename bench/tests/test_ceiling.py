@@ -107,10 +107,9 @@ def test_cell_ids_and_driver_arguments():
     assert run.cell_timeout(idle) >= 60
 
 
-def test_raw_cells_run_once_per_run_under_the_raw_label(monkeypatch):
-    C = run.Cell
-    plan = [C("R", "thr", "raw", "tcp", 64, 1000),
-            C("B", "thr", "pushpull", "tcp", 64, 1000, "0")]
+def _execute_recording(monkeypatch, plan, runs, null_runs, **kw):
+    """Runs `execute` with every driver run faked; returns (cell id, label) per
+    run in the order they ran, and execute's records."""
     seen = []
 
     def fake(driver, lib, cell, timeout):
@@ -119,8 +118,16 @@ def test_raw_cells_run_once_per_run_under_the_raw_label(monkeypatch):
 
     monkeypatch.setattr(run, "run_cell_once", fake)
     libs = [run.Lib("ferromq", "/x/f"), run.Lib("libzmq", "/x/l")]
-    run.execute(plan, libs, Path("zbench"), 2, 2, libs[1], None,
-                progress=False, order="cell")
+    raw = run.execute(plan, libs, Path("zbench"), runs, null_runs, libs[1],
+                      None, progress=False, **kw)
+    return seen, raw
+
+
+def test_raw_cells_run_once_per_run_under_the_raw_label(monkeypatch):
+    C = run.Cell
+    plan = [C("R", "thr", "raw", "tcp", 64, 1000),
+            C("B", "thr", "pushpull", "tcp", 64, 1000, "0")]
+    seen, _ = _execute_recording(monkeypatch, plan, 2, 2, order="cell")
     assert seen == [("R/thr/raw/tcp/64", "raw")] * 2 + [
         ("B/thr/pushpull/tcp/64/hwm0", "ferromq"),
         ("B/thr/pushpull/tcp/64/hwm0", "libzmq")] * 2
@@ -132,16 +139,7 @@ def test_runs_go_round_the_cells_so_each_cell_is_sampled_over_the_whole_run(
     plan = [C("B", "thr", "pair", "tcp", 64, 1000, "0"),
             C("B", "thr", "pushpull", "tcp", 64, 1000, "0", null=True),
             C("B", "thr", "pushpull", "tcp", 64, 1000, "0")]
-    seen = []
-
-    def fake(driver, lib, cell, timeout):
-        seen.append((cell.id, lib.label))
-        return {"ok": True, "value": 1.0, "rc": 0, "result": {"ok": True}}
-
-    monkeypatch.setattr(run, "run_cell_once", fake)
-    libs = [run.Lib("ferromq", "/x/f"), run.Lib("libzmq", "/x/l")]
-    raw = run.execute(plan, libs, Path("zbench"), 2, 3, libs[1], None,
-                      progress=False)
+    seen, raw = _execute_recording(monkeypatch, plan, 2, 3)
     pair, null, pp = (c.id for c in plan)
     one_round = [(pair, "ferromq"), (pair, "libzmq"),
                  (null, "libzmq#1"), (null, "libzmq#2"),
