@@ -72,14 +72,10 @@ impl ConnHandle {
     pub(crate) fn output_ready(&self) {
         let since = now_ns().saturating_sub(self.last_inline_ns.load(Ordering::Relaxed));
         if since >= STREAMING_GAP_NS {
-            if let Some(done) = self.try_flush() {
-                self.last_inline_ns.store(now_ns(), Ordering::Relaxed);
-                if done {
-                    return;
-                }
-            }
+            self.flush_or_schedule();
+        } else {
+            self.schedule();
         }
-        self.schedule();
     }
 
     /// Like `output_ready` for a large message (`pipe::WRITE_ALONG_MIN` and up): written
@@ -89,6 +85,12 @@ impl ConnHandle {
     /// I/O thread woken for every other message preempted the receiver ~5,000 times per
     /// 8,192 messages). The I/O thread still gets what the kernel had no room for.
     pub(crate) fn output_ready_large(&self) {
+        self.flush_or_schedule();
+    }
+
+    /// Writes what is queued from this thread (noting when, for the streaming gap); the I/O
+    /// thread gets what is left, or all of it if another thread holds the connection.
+    fn flush_or_schedule(&self) {
         if let Some(done) = self.try_flush() {
             self.last_inline_ns.store(now_ns(), Ordering::Relaxed);
             if done {
