@@ -79,11 +79,29 @@ impl Metadata {
 ///
 /// Cloning is cheap: large bodies are shared, never copied. A `Msg` is plain data that may be
 /// moved bytewise (the C ABI keeps it inside the 64-byte `zmq_msg_t`).
-#[derive(Clone)]
 pub struct Msg {
     data: Data,
     flags: u8,
     meta: Option<Arc<Metadata>>,
+}
+
+impl Clone for Msg {
+    #[inline]
+    fn clone(&self) -> Msg {
+        if matches!(self.data, Data::Inline { .. }) && self.meta.is_none() {
+            // SAFETY: an inline frame without metadata owns nothing outside itself, so a
+            // bytewise copy is a complete, independent value. Copying the block whole
+            // matters: the derived clone rebuilt it field by field on the stack, and the
+            // wide loads of the following move then missed store forwarding (80 % of
+            // the clone's time for a ROUTER's routing-id frame).
+            return unsafe { std::ptr::read(self) };
+        }
+        Msg {
+            data: self.data.clone(),
+            flags: self.flags,
+            meta: self.meta.clone(),
+        }
+    }
 }
 
 impl Default for Msg {

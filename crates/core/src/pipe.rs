@@ -593,6 +593,14 @@ impl Queue {
         self.ring.reader_waiting()
     }
 
+    /// True if the reader already knows of a queued frame, so the next `pop` returns it.
+    /// Looks only at the reader's own state: never at the writer's published word (whose
+    /// cache line a look would pull over), never arming a wake.
+    #[inline]
+    pub(crate) fn has_known(&self) -> bool {
+        !self.reader_closed.load(Ordering::Relaxed) && !self.ring.reader().exhausted()
+    }
+
     /// True if at least one whole message is waiting. When not, the next message wakes
     /// the reader (ZMQ_EVENTS / ZMQ_FD rely on this).
     pub(crate) fn readable(&self) -> bool {

@@ -643,6 +643,37 @@ fn router_handover_gives_the_id_to_the_new_peer() {
 }
 
 #[test]
+fn router_handover_between_id_and_body_still_delivers_the_body() {
+    // A ROUTER returns a queued message's routing id while its body stays in the peer's
+    // pipe; a handover that closes that pipe before the body is read must not lose it.
+    let ctx = Context::new();
+    let router = sock(&ctx, SocketType::Router);
+    router.set_int(opt::ROUTER_HANDOVER, 1).unwrap();
+    router.bind("inproc://handover-mid").unwrap();
+    let a = sock(&ctx, SocketType::Dealer);
+    a.set_option(opt::ROUTING_ID, b"X").unwrap();
+    a.connect("inproc://handover-mid").unwrap();
+    a.send(b"first", 0).unwrap();
+    a.send(b"second", 0).unwrap();
+    // The first read finds both messages queued; the second message's id then comes
+    // from what the reader already knows, its body left in the pipe.
+    assert_eq!(parts(&router), vec![b"X".to_vec(), b"first".to_vec()]);
+    let id = router.recv_msg(0).unwrap();
+    assert_eq!((id.data(), id.more()), (&b"X"[..], true));
+    let b = sock(&ctx, SocketType::Dealer);
+    b.set_option(opt::ROUTING_ID, b"X").unwrap();
+    b.connect("inproc://handover-mid").unwrap();
+    router.set_int(opt::RCVTIMEO, 1000).unwrap();
+    let body = router.recv_msg(0).unwrap();
+    assert_eq!((body.data(), body.more()), (&b"second"[..], false));
+    // The new peer owns the id now.
+    b.send(b"fromB", 0).unwrap();
+    assert_eq!(parts(&router), vec![b"X".to_vec(), b"fromB".to_vec()]);
+    drop((router, a, b));
+    term(ctx);
+}
+
+#[test]
 fn connect_routing_id_names_the_peer_for_a_connecting_router() {
     let ctx = Context::new();
     let server = sock(&ctx, SocketType::Router);

@@ -37,7 +37,7 @@ impl Pattern for Dealer {
         self.lb.send(msg).map(|_| ())
     }
     fn recv(&mut self) -> Result<Msg> {
-        self.fq.recv().map(|(m, _)| m).ok_or(Error::Again)
+        self.fq.recv_frame().ok_or(Error::Again)
     }
     fn can_send(&mut self) -> bool {
         self.lb.has_out()

@@ -22,7 +22,7 @@ impl Pattern for Pull {
         Err((Error::NotSupported, msg))
     }
     fn recv(&mut self) -> Result<Msg> {
-        self.fq.recv().map(|(m, _)| m).ok_or(Error::Again)
+        self.fq.recv_frame().ok_or(Error::Again)
     }
     fn can_send(&mut self) -> bool {
         false

@@ -111,8 +111,8 @@ impl Router {
                         }
                         // Handover: the new connection takes the id; the old one is closed.
                         if let Some(p) = self.pipes.remove(&old) {
+                            self.remove_from_fq(old);
                             p.pipe.close();
-                            self.fq.remove(old);
                         }
                     }
                 }
@@ -129,6 +129,22 @@ impl Router {
         self.by_id.insert(rid, pipe_id);
         self.last_out = None;
         true
+    }
+}
+
+impl Router {
+    /// Drops a pipe from the fair queue; if the message being read came from it and its
+    /// body is still in the pipe (see `recv`), the body is taken out first, so the caller,
+    /// told more frames follow, gets it.
+    fn remove_from_fq(&mut self, pipe_id: u64) {
+        if self.more_in
+            && self.pending_in.is_none()
+            && self.fq.in_message()
+            && self.fq.last_pipe() == pipe_id
+        {
+            self.pending_in = self.fq.recv_frame();
+        }
+        self.fq.remove(pipe_id);
     }
 }
 
@@ -156,10 +172,10 @@ impl Pattern for Router {
         }
         let known = self.pipes.get(&pipe_id).is_some_and(|p| p.rid.is_some());
         if !known && !self.identify(pipe_id, meta) {
+            self.remove_from_fq(pipe_id);
             if let Some(p) = self.pipes.remove(&pipe_id) {
                 p.pipe.close();
             }
-            self.fq.remove(pipe_id);
         }
     }
 
@@ -223,13 +239,23 @@ impl Pattern for Router {
             return Ok(m);
         }
         if self.more_in {
-            let (m, _) = self.fq.recv().ok_or(Error::Again)?;
+            let m = self.fq.recv_frame().ok_or(Error::Again)?;
             self.more_in = m.more();
             return Ok(m);
         }
+        // A message already known to be queued: return its routing id and leave the
+        // body in the pipe for the next call (no stash in `pending_in`: each extra move
+        // of a frame cost a store-forwarding stall).
+        if let Some(pipe) = self.fq.peek_known() {
+            if let Some(p) = self.pipes.get(&pipe).filter(|p| p.rid.is_some()) {
+                self.more_in = true;
+                return Ok(p.head.clone());
+            }
+            // No id: the loop below reads the message from this pipe and discards it.
+        }
         loop {
-            let (m, pipe) = self.fq.recv().ok_or(Error::Again)?;
-            let head = match self.pipes.get(&pipe) {
+            let m = self.fq.recv_frame().ok_or(Error::Again)?;
+            let head = match self.pipes.get(&self.fq.last_pipe()) {
                 Some(p) if p.rid.is_some() => p.head.clone(),
                 _ => {
                     // From a pipe without an id (refused or gone): discard the message.
