@@ -19,6 +19,7 @@
 
 mod ctx;
 pub mod error;
+pub(crate) mod flaglock;
 mod io;
 mod loan;
 mod monitor;

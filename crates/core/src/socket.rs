@@ -3,6 +3,7 @@
 
 use crate::ctx::CtxShared;
 use crate::error::{Error, Result};
+use crate::flaglock::{FlagGuard, FlagLock};
 use crate::io::{BindRequest, ConnHandle, ConnectRequest, Served};
 use crate::monitor::{self, Monitor};
 use crate::msg::Msg;
@@ -14,7 +15,7 @@ use crate::transport::{inproc, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// A socket's signal and a generation of it seen by a waiter.
@@ -96,7 +97,7 @@ pub(crate) struct SocketShared {
     pub(crate) kind: SocketType,
     pub(crate) ctx: Arc<CtxShared>,
     pub(crate) signal: Arc<Signal>,
-    state: Mutex<SocketState>,
+    state: FlagLock<SocketState>,
     pub(crate) monitor: Mutex<Option<Monitor>>,
     /// The socket has at most `MAX_PULL_SOURCES` pipes, so a receive that finds nothing
     /// reads their connections itself (kept beside the lock for the I/O thread).
@@ -104,8 +105,11 @@ pub(crate) struct SocketShared {
 }
 
 impl SocketShared {
-    pub(crate) fn lock(&self) -> MutexGuard<'_, SocketState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    /// The socket's state. A flag lock, not a mutex: the owner takes it on every call and
+    /// other threads rarely; nobody blocks while holding it (see `flaglock`).
+    #[inline]
+    pub(crate) fn lock(&self) -> FlagGuard<'_, SocketState> {
+        self.state.lock()
     }
 
     /// A receive on this socket that finds nothing reads its tcp/ipc connections itself
@@ -244,7 +248,7 @@ impl Socket {
                 kind,
                 ctx,
                 signal,
-                state: Mutex::new(SocketState {
+                state: FlagLock::new(SocketState {
                     opts,
                     pattern,
                     pipes: HashMap::new(),

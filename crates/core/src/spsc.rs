@@ -19,11 +19,12 @@
 //! wake (libzmq's ypipe does the same with its `c` pointer). One of the two always sees
 //! the other: both act on one location. No fence, and no second shared cache line.
 
+use crate::flaglock::{FlagGuard, FlagLock};
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// In `published`: the reader waits to be woken by the next publish.
@@ -115,69 +116,6 @@ impl<T> Deref for Padded<T> {
     }
 }
 
-/// A lock for one side's state: taken by that side's thread on every operation and by the
-/// other side only rarely, so it is a flag with a plain-store release (cheaper than a
-/// mutex, whose unlock must check for sleepers); a waiter yields.
-struct SideLock<S> {
-    held: AtomicBool,
-    state: UnsafeCell<S>,
-}
-
-// SAFETY: the state is only reached through a SideGuard, and at most one exists at a time
-// (the `held` flag); the state moves between threads with the lock, so S: Send suffices.
-unsafe impl<S: Send> Sync for SideLock<S> {}
-
-impl<S> SideLock<S> {
-    fn new(state: S) -> Self {
-        SideLock {
-            held: AtomicBool::new(false),
-            state: UnsafeCell::new(state),
-        }
-    }
-
-    #[inline]
-    fn lock(&self) -> SideGuard<'_, S> {
-        while self
-            .held
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            std::thread::yield_now();
-        }
-        SideGuard { lock: self }
-    }
-
-    fn get_mut(&mut self) -> &mut S {
-        self.state.get_mut()
-    }
-}
-
-struct SideGuard<'a, S> {
-    lock: &'a SideLock<S>,
-}
-
-impl<S> Deref for SideGuard<'_, S> {
-    type Target = S;
-    fn deref(&self) -> &S {
-        // SAFETY: we hold the lock, so no other reference to the state exists.
-        unsafe { &*self.lock.state.get() }
-    }
-}
-
-impl<S> DerefMut for SideGuard<'_, S> {
-    fn deref_mut(&mut self) -> &mut S {
-        // SAFETY: we hold the lock, so no other reference to the state exists.
-        unsafe { &mut *self.lock.state.get() }
-    }
-}
-
-impl<S> Drop for SideGuard<'_, S> {
-    #[inline]
-    fn drop(&mut self) {
-        self.lock.held.store(false, Ordering::Release);
-    }
-}
-
 /// The writer's private state.
 pub(crate) struct WriteSide<T, W> {
     chunk: ChunkPtr<T>,
@@ -200,8 +138,8 @@ pub(crate) struct ReadSide<T, R> {
 
 /// The queue. `W` and `R` are extra per-side state kept under the sides' locks.
 pub(crate) struct Spsc<T, W, R> {
-    write: Padded<SideLock<WriteSide<T, W>>>,
-    read: Padded<SideLock<ReadSide<T, R>>>,
+    write: Padded<FlagLock<WriteSide<T, W>>>,
+    read: Padded<FlagLock<ReadSide<T, R>>>,
     /// Values the reader may take: every position below this one is initialised; plus
     /// the WAITING bit.
     published: Padded<AtomicU64>,
@@ -215,12 +153,12 @@ impl<T: Send, W, R> Spsc<T, W, R> {
     pub(crate) fn new(w: W, r: R) -> Self {
         let first = Chunk::alloc();
         Spsc {
-            write: Padded(SideLock::new(WriteSide {
+            write: Padded(FlagLock::new(WriteSide {
                 chunk: ChunkPtr(first),
                 pos: 0,
                 extra: w,
             })),
-            read: Padded(SideLock::new(ReadSide {
+            read: Padded(FlagLock::new(ReadSide {
                 chunk: ChunkPtr(first),
                 pos: 0,
                 known: 0,
@@ -298,7 +236,7 @@ impl<T: Send, W, R> Spsc<T, W, R> {
 /// The writer's side, locked.
 pub(crate) struct Writer<'a, T: Send, W, R> {
     q: &'a Spsc<T, W, R>,
-    g: SideGuard<'a, WriteSide<T, W>>,
+    g: FlagGuard<'a, WriteSide<T, W>>,
 }
 
 impl<T: Send, W, R> Writer<'_, T, W, R> {
@@ -357,7 +295,7 @@ impl<T: Send, W, R> DerefMut for Writer<'_, T, W, R> {
 /// The reader's side, locked.
 pub(crate) struct Reader<'a, T: Send, W, R> {
     q: &'a Spsc<T, W, R>,
-    g: SideGuard<'a, ReadSide<T, R>>,
+    g: FlagGuard<'a, ReadSide<T, R>>,
 }
 
 impl<T: Send, W, R> Reader<'_, T, W, R> {
