@@ -24,26 +24,47 @@ const WRITE_ALONG_MIN: usize = 32 * 1024;
 const WRITE_ALONG_BACKLOG: u64 = 2048;
 const WRITE_ALONG_EVERY: u64 = 256;
 
-thread_local! {
+/// What this thread's receives and sends tell its next queue pops, kept in one
+/// thread-local (each thread-local access in a shared library is a `__tls_get_addr` call;
+/// three separate ones cost five calls per receive).
+#[derive(Clone, Copy)]
+struct RecvHints {
     /// Set around a blocking receive's first look (`spin_before_arm`): the first empty
     /// queue it finds that no tcp/ipc connection writes (inproc) watches for a publish
-    /// before arming (`Reader::arm_after_spin`) with the `Watch` held here (None: arm at
-    /// once). Once per look, so a fair queue over many idle pipes spins once, not per
-    /// pipe. A connection's queue does not spin: the receiving thread reads the
-    /// connection itself next (tcp 64 B was 2-6 % slower).
-    static SPIN_BEFORE_ARM: Cell<Option<Watch>> = const { Cell::new(None) };
+    /// before arming (`Reader::arm_after_spin`) with this `Watch` (None: arm at once).
+    /// Once per look, so a fair queue over many idle pipes spins once, not per pipe. A
+    /// connection's queue does not spin: the receiving thread reads the connection
+    /// itself next (tcp 64 B was 2-6 % slower).
+    spin: Option<Watch>,
     /// Set around a blocking receive's first look when its watch is patient: the first
     /// inproc queue it pops (not a connection's, not a conflating one) whose reader has
     /// taken every value it knew of waits one look interval before re-reading the
     /// published word (`Watch::Patient`). Once per look. The pause holds the socket's and
     /// the reader's locks, as the watch that may follow it does.
-    static PAUSE_BEFORE_REFRESH: Cell<bool> = const { Cell::new(false) };
+    pause: bool,
     /// This thread tried to send a message (on any socket) since its last blocking
     /// receive (`note_send`). A guess, per thread: such a thread is taken to be in a
     /// request-reply exchange, its next receive waiting for an answer rather than for the
     /// next value of a stream, so it watches eagerly. True at first, so a thread's first
     /// receive is eager.
-    static SENT_SINCE_RECEIVE: Cell<bool> = const { Cell::new(true) };
+    sent: bool,
+}
+
+/// Reads and updates this thread's hints with one thread-local access.
+#[inline]
+fn with_hints<R>(f: impl FnOnce(&mut RecvHints) -> R) -> R {
+    RECV_HINTS.with(|c| {
+        let mut h = c.get();
+        let r = f(&mut h);
+        c.set(h);
+        r
+    })
+}
+
+thread_local! {
+    static RECV_HINTS: Cell<RecvHints> = const {
+        Cell::new(RecvHints { spin: None, pause: false, sent: true })
+    };
     /// Readers a batch send (`defer_reader_wakes`) owes a wake, or None outside one.
     static DEFERRED_WAKES: RefCell<Option<Vec<Waker>>> = const { RefCell::new(None) };
 }
@@ -95,17 +116,21 @@ pub(crate) fn spin_before_arm<R>(f: impl FnOnce() -> R) -> R {
     struct Reset;
     impl Drop for Reset {
         fn drop(&mut self) {
-            SPIN_BEFORE_ARM.set(None);
-            PAUSE_BEFORE_REFRESH.set(false);
+            with_hints(|h| {
+                h.spin = None;
+                h.pause = false;
+            });
         }
     }
-    let watch = if SENT_SINCE_RECEIVE.replace(false) {
-        Watch::Eager
-    } else {
-        Watch::Patient
-    };
-    SPIN_BEFORE_ARM.set(Some(watch));
-    PAUSE_BEFORE_REFRESH.set(watch == Watch::Patient);
+    with_hints(|h| {
+        let watch = if std::mem::replace(&mut h.sent, false) {
+            Watch::Eager
+        } else {
+            Watch::Patient
+        };
+        h.spin = Some(watch);
+        h.pause = watch == Watch::Patient;
+    });
     let _reset = Reset;
     f()
 }
@@ -113,7 +138,7 @@ pub(crate) fn spin_before_arm<R>(f: impl FnOnce() -> R) -> R {
 /// The calling thread sends a message (see `spin_before_arm`).
 #[inline]
 pub(crate) fn note_send() {
-    SENT_SINCE_RECEIVE.set(true);
+    with_hints(|h| h.sent = true);
 }
 
 /// Who to wake when a queue changes.
@@ -670,7 +695,7 @@ impl Queue {
         if r.exhausted()
             && !self.conn_writer.load(Ordering::Relaxed)
             && !self.is_conflate()
-            && PAUSE_BEFORE_REFRESH.replace(false)
+            && with_hints(|h| std::mem::replace(&mut h.pause, false))
         {
             Watch::Patient.pause();
         }
@@ -685,7 +710,7 @@ impl Queue {
                 let watch = if self.conn_writer.load(Ordering::Relaxed) {
                     None
                 } else {
-                    SPIN_BEFORE_ARM.take()
+                    with_hints(|h| h.spin.take())
                 };
                 let published = match watch {
                     Some(w) => r.arm_after_spin(w),
@@ -977,8 +1002,7 @@ mod tests {
 
     #[test]
     fn a_receive_watches_eagerly_only_after_a_send() {
-        let watch_of_next_receive =
-            || spin_before_arm(|| (SPIN_BEFORE_ARM.get(), PAUSE_BEFORE_REFRESH.get()));
+        let watch_of_next_receive = || spin_before_arm(|| with_hints(|h| (h.spin, h.pause)));
         // A fresh thread's first receive, then one in a stream of receives.
         std::thread::spawn(move || {
             assert_eq!(watch_of_next_receive(), (Some(Watch::Eager), false));
@@ -986,8 +1010,8 @@ mod tests {
             assert_eq!(watch_of_next_receive(), (Some(Watch::Patient), true));
             note_send();
             assert_eq!(watch_of_next_receive(), (Some(Watch::Eager), false));
-            assert_eq!(SPIN_BEFORE_ARM.get(), None, "reset after the receive");
-            assert!(!PAUSE_BEFORE_REFRESH.get());
+            assert_eq!(with_hints(|h| h.spin), None, "reset after the receive");
+            assert!(!with_hints(|h| h.pause));
         })
         .join()
         .unwrap();
@@ -1007,18 +1031,15 @@ mod tests {
             // queues, as a fair queue makes it.
             spin_before_arm(|| ());
             let got = spin_before_arm(|| {
-                assert!(PAUSE_BEFORE_REFRESH.get(), "a receive that did not send");
+                assert!(with_hints(|h| h.pause), "a receive that did not send");
                 // Values this reader already knows of: taken without the pause.
                 let two = busy.pop();
-                assert!(PAUSE_BEFORE_REFRESH.get(), "not spent on known values");
+                assert!(with_hints(|h| h.pause), "not spent on known values");
                 assert!(conflating.pop().is_none());
-                assert!(
-                    PAUSE_BEFORE_REFRESH.get(),
-                    "not spent on a conflating queue"
-                );
+                assert!(with_hints(|h| h.pause), "not spent on a conflating queue");
                 assert!(idle.pop().is_none());
                 assert!(
-                    !PAUSE_BEFORE_REFRESH.get(),
+                    !with_hints(|h| h.pause),
                     "spent on the first exhausted queue"
                 );
                 // The busy queue is still read after the pause was spent elsewhere.
