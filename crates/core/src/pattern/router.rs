@@ -47,7 +47,9 @@ pub(crate) struct Router {
     pipes: PipeMap<Peer>,
     by_id: HashMap<Bytes, u64>,
     next_id: u32,
-    /// Body frame taken from a pipe while its routing id frame was returned.
+    /// Body frame taken from a pipe while its routing id frame was returned: when the
+    /// receive had to read the pipe to find the message (a message already known to be
+    /// queued keeps its body in the pipe), or when that pipe is removed mid-message.
     pending_in: Option<Msg>,
     more_in: bool,
     /// Where the frames of the message being sent go; `None` = dropping it.
@@ -96,6 +98,20 @@ impl Router {
         }
     }
 
+    /// Drops a pipe from the fair queue; if the message being read came from it and its
+    /// body is still in the pipe (see `recv`), the body is taken out first, so the caller,
+    /// told more frames follow, gets it.
+    fn remove_from_fq(&mut self, pipe_id: u64) {
+        if self.more_in
+            && self.pending_in.is_none()
+            && self.fq.in_message()
+            && self.fq.last_pipe() == pipe_id
+        {
+            self.pending_in = self.fq.recv_frame();
+        }
+        self.fq.remove(pipe_id);
+    }
+
     /// Gives a pipe its routing id; false if the pipe must be refused (duplicate id).
     fn identify(&mut self, pipe_id: u64, meta: &PeerMeta) -> bool {
         let wanted = meta
@@ -129,22 +145,6 @@ impl Router {
         self.by_id.insert(rid, pipe_id);
         self.last_out = None;
         true
-    }
-}
-
-impl Router {
-    /// Drops a pipe from the fair queue; if the message being read came from it and its
-    /// body is still in the pipe (see `recv`), the body is taken out first, so the caller,
-    /// told more frames follow, gets it.
-    fn remove_from_fq(&mut self, pipe_id: u64) {
-        if self.more_in
-            && self.pending_in.is_none()
-            && self.fq.in_message()
-            && self.fq.last_pipe() == pipe_id
-        {
-            self.pending_in = self.fq.recv_frame();
-        }
-        self.fq.remove(pipe_id);
     }
 }
 
