@@ -220,7 +220,7 @@ pub(crate) unsafe fn msg_send(msg: *mut zmq_msg_t, socket: *mut c_void, flags: c
 /// As `msg_send`.
 pub(crate) unsafe fn msg_recv(msg: *mut zmq_msg_t, socket: *mut c_void, flags: c_int) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe { recv_into(msg, socket, |sock| sock.recv_msg(flags)) }
+    unsafe { recv_into(msg, socket, |sock, out| sock.recv_msg_into(flags, out)) }
 }
 
 /// Stores what `recv` takes from the socket in `msg`; returns its size.
@@ -230,17 +230,17 @@ pub(crate) unsafe fn msg_recv(msg: *mut zmq_msg_t, socket: *mut c_void, flags: c
 unsafe fn recv_into(
     msg: *mut zmq_msg_t,
     socket: *mut c_void,
-    recv: impl FnOnce(&ferromq::Socket) -> ferromq::Result<Msg>,
+    recv: impl FnOnce(&ferromq::Socket, &mut Msg) -> ferromq::Result<()>,
 ) -> c_int {
     ffi(-1, || {
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
         // SAFETY: forwarded caller contract.
         let slot = unsafe { msg_mut(msg)? };
-        let m = recv(sock)?;
-        let size = m.len();
-        *slot = m;
-        Ok(size_result(size))
+        // Received in place: returning the frame cost a store-forwarding stall at the
+        // copy into `slot` (see `Queue::pop_into`).
+        recv(sock, slot)?;
+        Ok(size_result(slot.len()))
     })
 }
 
@@ -292,7 +292,11 @@ pub unsafe extern "C" fn ferromq_msg_recv_within(
     }
     let wait = std::time::Duration::from_micros(timeout_us as u64);
     // SAFETY: forwarded caller contract.
-    unsafe { recv_into(msg, socket, |sock| sock.recv_msg_within(flags, wait)) }
+    unsafe {
+        recv_into(msg, socket, |sock, out| {
+            sock.recv_msg_within_into(flags, wait, out)
+        })
+    }
 }
 
 /// Old argument order of `zmq_msg_send`.

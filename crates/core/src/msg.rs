@@ -88,7 +88,7 @@ pub struct Msg {
 impl Clone for Msg {
     #[inline]
     fn clone(&self) -> Msg {
-        if matches!(self.data, Data::Inline { .. }) && self.meta.is_none() {
+        if self.is_plain_inline() {
             // SAFETY: an inline frame without metadata owns nothing outside itself, so a
             // bytewise copy is a complete, independent value. Copying the block whole
             // matters: the derived clone rebuilt it field by field on the stack, and the
@@ -96,6 +96,33 @@ impl Clone for Msg {
             // the clone's time for a ROUTER's routing-id frame).
             return unsafe { std::ptr::read(self) };
         }
+        self.clone_slow()
+    }
+
+    /// Copies `source` straight into `self` (a ROUTER's routing-id frame into the
+    /// caller's message) instead of through a returned temporary.
+    #[inline]
+    fn clone_from(&mut self, source: &Msg) {
+        if source.is_plain_inline() {
+            // SAFETY: as in `clone`. The copy goes in before the old frame is dropped, so
+            // it is not held on the stack across the drop.
+            drop(std::mem::replace(self, unsafe { std::ptr::read(source) }));
+        } else {
+            *self = source.clone_slow();
+        }
+    }
+}
+
+impl Msg {
+    /// Inline data and no metadata: nothing owned outside the value itself.
+    #[inline]
+    fn is_plain_inline(&self) -> bool {
+        matches!(self.data, Data::Inline { .. }) && self.meta.is_none()
+    }
+
+    /// `clone` of a frame that owns something (a shared body, metadata).
+    #[inline(never)]
+    fn clone_slow(&self) -> Msg {
         Msg {
             data: self.data.clone(),
             flags: self.flags,
@@ -430,6 +457,24 @@ mod tests {
         // The C ABI keeps a Msg inside libzmq's 64-byte, 8-aligned zmq_msg_t.
         assert!(std::mem::size_of::<Msg>() <= 64);
         assert!(std::mem::align_of::<Msg>() <= 8);
+    }
+
+    #[test]
+    fn clone_from_copies_inline_and_shares_large_frames() {
+        let mut dst = Msg::copy_from(&[1u8; 200]);
+        let mut id = Msg::copy_from(b"peer");
+        id.set_more(true);
+        dst.clone_from(&id);
+        assert_eq!((dst.data(), dst.more()), (&b"peer"[..], true));
+        let big = Msg::from_shared(Bytes::from(vec![9u8; 5000]));
+        dst.clone_from(&big);
+        assert_eq!(dst.data(), big.data());
+        assert_eq!(
+            dst.data().as_ptr(),
+            big.data().as_ptr(),
+            "shared, not copied"
+        );
+        assert_eq!(id.data(), b"peer");
     }
 
     #[test]

@@ -674,6 +674,38 @@ fn router_handover_between_id_and_body_still_delivers_the_body() {
 }
 
 #[test]
+fn recv_msg_into_replaces_the_frame_and_leaves_it_on_again() {
+    // `recv_msg_into` writes into the caller's frame (zmq_msg_recv's path): each receive
+    // replaces what it held, a ROUTER's id and body included; EAGAIN leaves it as it was.
+    let ctx = Context::new();
+    let router = sock(&ctx, SocketType::Router);
+    router.bind("inproc://recv-into").unwrap();
+    let dealer = sock(&ctx, SocketType::Dealer);
+    dealer.set_option(opt::ROUTING_ID, b"D").unwrap();
+    dealer.connect("inproc://recv-into").unwrap();
+    let long = vec![7u8; 300];
+    dealer.send(&long, 0).unwrap();
+    dealer.send(b"short", 0).unwrap();
+    let mut m = ferromq::Msg::copy_from(b"previous content");
+    let mut got = Vec::new();
+    for _ in 0..4 {
+        router.recv_msg_into(0, &mut m).unwrap();
+        got.push((m.data().to_vec(), m.more()));
+    }
+    let expect = vec![
+        (b"D".to_vec(), true),
+        (long.clone(), false),
+        (b"D".to_vec(), true),
+        (b"short".to_vec(), false),
+    ];
+    assert_eq!(got, expect);
+    assert_eq!(router.recv_msg_into(DONTWAIT, &mut m), Err(Error::Again));
+    assert_eq!(m.data(), b"short");
+    drop((router, dealer));
+    term(ctx);
+}
+
+#[test]
 fn connect_routing_id_names_the_peer_for_a_connecting_router() {
     let ctx = Context::new();
     let server = sock(&ctx, SocketType::Router);

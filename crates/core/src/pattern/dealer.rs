@@ -39,6 +39,12 @@ impl Pattern for Dealer {
     fn recv(&mut self) -> Result<Msg> {
         self.fq.recv_frame().ok_or(Error::Again)
     }
+    fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
+        self.fq
+            .recv_frame_into(out)
+            .then_some(())
+            .ok_or(Error::Again)
+    }
     fn can_send(&mut self) -> bool {
         self.lb.has_out()
     }

@@ -63,21 +63,26 @@ impl FairQueue {
         self.last_pipe
     }
 
-    /// The next frame ([`last_pipe`](Self::last_pipe) says where from). Returning the
-    /// frame alone, not in a tuple with its pipe, lets it move as one block: the tuple
-    /// was copied field by field, and the next whole-frame load missed store
-    /// forwarding (a quarter of a ROUTER's receive).
+    /// The next frame ([`last_pipe`](Self::last_pipe) says where from).
+    #[inline]
     pub(crate) fn recv_frame(&mut self) -> Option<Msg> {
+        let mut m = Msg::new();
+        self.recv_frame_into(&mut m).then_some(m)
+    }
+
+    /// [`recv_frame`](Self::recv_frame) into `out` (see `Queue::pop_into`): false, `out`
+    /// untouched, if no frame is readable.
+    pub(crate) fn recv_frame_into(&mut self, out: &mut Msg) -> bool {
         if self.more {
             let p = &self.pipes[self.current];
             let id = p.id;
-            if let Some(m) = p.inq.pop() {
-                self.more = m.more();
+            if p.inq.pop_into(out) {
+                self.more = out.more();
                 if !self.more {
                     self.advance();
                 }
                 self.last_pipe = id;
-                return Some(m);
+                return true;
             }
             // A whole message is queued before its first frame is readable; this only
             // happens if the writer vanished mid-message.
@@ -90,13 +95,13 @@ impl FairQueue {
                 self.current = 0;
             }
             let p = &self.pipes[self.current];
-            if let Some(m) = p.inq.pop() {
+            if p.inq.pop_into(out) {
                 self.last_pipe = p.id;
-                self.more = m.more();
+                self.more = out.more();
                 if !self.more {
                     self.advance();
                 }
-                return Some(m);
+                return true;
             }
             if p.inq.is_finished() {
                 let id = p.id;
@@ -106,7 +111,7 @@ impl FairQueue {
             self.advance();
             i += 1;
         }
-        None
+        false
     }
 
     /// Without taking it: the pipe whose next message is already known to be queued, if

@@ -50,6 +50,14 @@ pub(crate) trait Pattern: Send {
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)>;
     /// Takes the next frame, `Err(Error::Again)` if none.
     fn recv(&mut self) -> Result<Msg>;
+    /// [`recv`](Self::recv) into `out`, dropping what it held; on error `out` is
+    /// untouched. The patterns on the hot path override it to hand `out` down to the
+    /// pipe (see `Queue::pop_into`).
+    #[inline]
+    fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
+        *out = self.recv()?;
+        Ok(())
+    }
     /// ZMQ_POLLOUT.
     fn can_send(&mut self) -> bool;
     /// ZMQ_POLLIN.

@@ -42,6 +42,13 @@ impl Pattern for Pair {
             .ok_or(Error::Again)
     }
 
+    fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
+        match &self.pipe {
+            Some(p) if p.inq.pop_into(out) => Ok(()),
+            _ => Err(Error::Again),
+        }
+    }
+
     fn can_send(&mut self) -> bool {
         self.pipe.as_ref().is_some_and(|p| p.out.can_write())
     }

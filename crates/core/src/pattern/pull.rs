@@ -24,6 +24,12 @@ impl Pattern for Pull {
     fn recv(&mut self) -> Result<Msg> {
         self.fq.recv_frame().ok_or(Error::Again)
     }
+    fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
+        self.fq
+            .recv_frame_into(out)
+            .then_some(())
+            .ok_or(Error::Again)
+    }
     fn can_send(&mut self) -> bool {
         false
     }

@@ -234,14 +234,23 @@ impl Pattern for Router {
     }
 
     fn recv(&mut self) -> Result<Msg> {
+        let mut m = Msg::new();
+        self.recv_into(&mut m)?;
+        Ok(m)
+    }
+
+    fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
         if let Some(m) = self.pending_in.take() {
             self.more_in = m.more();
-            return Ok(m);
+            *out = m;
+            return Ok(());
         }
         if self.more_in {
-            let m = self.fq.recv_frame().ok_or(Error::Again)?;
-            self.more_in = m.more();
-            return Ok(m);
+            if !self.fq.recv_frame_into(out) {
+                return Err(Error::Again);
+            }
+            self.more_in = out.more();
+            return Ok(());
         }
         // A message already known to be queued: return its routing id and leave the
         // body in the pipe for the next call (no stash in `pending_in`: each extra move
@@ -249,7 +258,8 @@ impl Pattern for Router {
         if let Some(pipe) = self.fq.peek_known() {
             if let Some(p) = self.pipes.get(&pipe).filter(|p| p.rid.is_some()) {
                 self.more_in = true;
-                return Ok(p.head.clone());
+                out.clone_from(&p.head);
+                return Ok(());
             }
             // No id: the loop below reads the message from this pipe and discards it.
         }
@@ -268,7 +278,8 @@ impl Pattern for Router {
             };
             self.pending_in = Some(m);
             self.more_in = true;
-            return Ok(head);
+            *out = head;
+            return Ok(());
         }
     }
 
