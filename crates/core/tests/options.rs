@@ -674,6 +674,59 @@ fn router_handover_between_id_and_body_still_delivers_the_body() {
 }
 
 #[test]
+fn router_pairs_each_body_with_its_own_peers_id_across_peers_and_disconnects() {
+    // A ROUTER returns the id of a message it knows is queued and leaves the body in the
+    // pipe. Queued messages of several peers (one silent, one leaving with messages
+    // still queued) must each come with their own sender's id, none lost or repeated.
+    let ctx = Context::new();
+    let router = sock(&ctx, SocketType::Router);
+    router.bind("inproc://known-next").unwrap();
+    // D stays silent: a note about another pipe must not be taken for it.
+    let peers: Vec<Socket> = [b"A", b"D", b"B", b"C"]
+        .iter()
+        .map(|id| {
+            let d = sock(&ctx, SocketType::Dealer);
+            d.set_option(opt::ROUTING_ID, *id).unwrap();
+            d.connect("inproc://known-next").unwrap();
+            d
+        })
+        .collect();
+    for (d, id) in peers.iter().zip(["A", "D", "B", "C"]) {
+        for n in 0..3 {
+            if id != "D" {
+                d.send(format!("{id}{n}").as_bytes(), 0).unwrap();
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    // Two messages in, the third peer leaves; its queued messages stay readable.
+    for _ in 0..2 {
+        let p = parts(&router);
+        seen.push((p[0].clone(), p[1].clone()));
+    }
+    let mut peers = peers;
+    drop(peers.pop());
+    router.set_int(opt::RCVTIMEO, 500).unwrap();
+    while let Ok(id) = router.recv_msg(0) {
+        assert!(id.more());
+        let body = router.recv_msg(0).unwrap();
+        seen.push((id.data().to_vec(), body.data().to_vec()));
+    }
+    for (id, body) in &seen {
+        assert_eq!(id[..], body[..1], "body {body:?} came with id {id:?}");
+    }
+    let mut bodies: Vec<_> = seen.iter().map(|(_, b)| b.clone()).collect();
+    bodies.sort();
+    let want: Vec<Vec<u8>> = ["A0", "A1", "A2", "B0", "B1", "B2", "C0", "C1", "C2"]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+    assert_eq!(bodies, want);
+    drop((router, peers));
+    term(ctx);
+}
+
+#[test]
 fn recv_msg_into_replaces_the_frame_and_leaves_it_on_again() {
     // `recv_msg_into` writes into the caller's frame (zmq_msg_recv's path): each receive
     // replaces what it held, a ROUTER's id and body included; EAGAIN leaves it as it was.
