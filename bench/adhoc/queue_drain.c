@@ -5,7 +5,8 @@
  * queues 256 messages of SIZE bytes, then receives them (every frame: a
  * ROUTER's messages have two), COUNT/256 times; the queue stays in cache.
  * Prints "RECV_NS SEND_NS": nanoseconds per message of each loop.  Host noise
- * only ever slows a run, so compare minimums over several runs.
+ * only ever slows a run, so compare minimums over several runs.  QUEUE_DRAIN_HWM=N
+ * in the environment sets that HWM instead of 0 (N >= 256: the batch must fit).
  *
  *   gcc -O2 -o queue_drain bench/adhoc/queue_drain.c -ldl
  *   ./queue_drain LIBZMQ_PATH pair|pushpull|dealer_dealer|dealer_router COUNT SIZE
@@ -79,11 +80,12 @@ int main(int argc, char **argv)
     void *ctx = ctx_new();
     void *receiver = socket(ctx, receiver_type);
     void *sender = socket(ctx, sender_type);
-    int unlimited = 0;
-    setsockopt(receiver, RCVHWM, &unlimited, sizeof unlimited);
-    setsockopt(receiver, SNDHWM, &unlimited, sizeof unlimited);
-    setsockopt(sender, SNDHWM, &unlimited, sizeof unlimited);
-    setsockopt(sender, RCVHWM, &unlimited, sizeof unlimited);
+    const char *hwm_env = getenv("QUEUE_DRAIN_HWM");
+    int hwm = hwm_env ? atoi(hwm_env) : 0;
+    setsockopt(receiver, RCVHWM, &hwm, sizeof hwm);
+    setsockopt(receiver, SNDHWM, &hwm, sizeof hwm);
+    setsockopt(sender, SNDHWM, &hwm, sizeof hwm);
+    setsockopt(sender, RCVHWM, &hwm, sizeof hwm);
     if (bind(receiver, "inproc://queue-drain") || connect(sender, "inproc://queue-drain")) {
         fprintf(stderr, "queue_drain: bind/connect failed\n");
         return 1;

@@ -426,9 +426,23 @@ impl Queue {
     /// room enough now.
     #[inline]
     fn after_finish(&self, finished: u64) {
+        // Only the reader stores `finished`: this is its own last value.
+        let before = self.finished.load(Ordering::Relaxed);
         self.finished.store(finished, Ordering::Release);
-        if self.hwm.load(Ordering::Relaxed) == 0 {
+        let hwm = self.hwm.load(Ordering::Relaxed) as u64;
+        if hwm == 0 {
             // Nobody blocks without a mark; set_hwm wakes writers blocked under an old one.
+            return;
+        }
+        // The writer counts room in whole credits, so room only appears when the credited
+        // count moves; a blocked writer waits for exactly such a step. Between steps the
+        // fence below (a fifth of a PULL's receive at the default mark) is skipped,
+        // unless a writer is registered already (one that blocked under a mark this
+        // thread has not seen yet still gets its check at every message).
+        let step = credit_step(hwm);
+        if credited(before, step) == credited(finished, step)
+            && self.wake_writer_at.load(Ordering::Relaxed) == NOT_BLOCKED
+        {
             return;
         }
         fence(Ordering::SeqCst);

@@ -158,6 +158,44 @@ fn push_blocks_at_sndhwm_plus_rcvhwm_over_inproc() {
 }
 
 #[test]
+fn a_writer_blocked_at_the_mark_is_always_woken() {
+    // The reader checks for a blocked writer only when its credited count moves (see
+    // `Queue::after_finish`). A writer that blocks over and over, at marks of several
+    // credit steps, must always be woken again: a writer left asleep hangs the sender
+    // (`finishes_within` turns that into a failure).
+    for hwm in [1, 2, 3, 5, 8, 13] {
+        let ctx = Context::new();
+        let pull = sock(&ctx, SocketType::Pull);
+        pull.set_int(opt::RCVHWM, hwm).unwrap();
+        let ep = format!("inproc://blocked-writer-{hwm}");
+        pull.bind(&ep).unwrap();
+        let push = sock(&ctx, SocketType::Push);
+        push.set_int(opt::SNDHWM, hwm).unwrap();
+        push.connect(&ep).unwrap();
+        const N: u32 = 20_000;
+        let reader = std::thread::spawn(move || {
+            for i in 0..N {
+                let m = pull.recv_msg(0).unwrap();
+                assert_eq!(m.data(), &i.to_le_bytes()[..]);
+                if i % 97 == 0 {
+                    // Let the writer fill up and block.
+                    std::thread::yield_now();
+                }
+            }
+            pull
+        });
+        finishes_within(60_000, "sending at a small HWM", move || {
+            for i in 0..N {
+                push.send(&i.to_le_bytes(), 0).unwrap();
+            }
+            drop(push);
+        });
+        drop(reader.join().unwrap());
+        term(ctx);
+    }
+}
+
+#[test]
 fn a_full_writer_gets_room_back_in_credits_of_half_the_mark() {
     // As libzmq (checked with Debian's libzmq5 4.3.4): the reader returns room to the
     // writer only every (hwm + 1) / 2 messages read, here 10 of the inproc pair's 20, and
