@@ -6,7 +6,8 @@
  * ROUTER's messages have two), COUNT/256 times; the queue stays in cache.
  * Prints "RECV_NS SEND_NS": nanoseconds per message of each loop.  Host noise
  * only ever slows a run, so compare minimums over several runs.  QUEUE_DRAIN_HWM=N
- * in the environment sets that HWM instead of 0 (N >= 256: the batch must fit).
+ * in the environment sets that HWM instead of 0 (N >= 256: the batch must fit);
+ * QUEUE_DRAIN_RECV=buf receives with zmq_recv into a buffer instead of zmq_msg_recv.
  *
  *   gcc -O2 -o queue_drain bench/adhoc/queue_drain.c -ldl
  *   ./queue_drain LIBZMQ_PATH pair|pushpull|dealer_dealer|dealer_router COUNT SIZE
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
     int (*msg_init)(msg_t *) = sym(lib, "zmq_msg_init");
     int (*msg_recv)(msg_t *, void *, int) = sym(lib, "zmq_msg_recv");
     int (*msg_more)(msg_t *) = sym(lib, "zmq_msg_more");
+    int (*recv_buf)(void *, void *, size_t, int) = sym(lib, "zmq_recv");
+    const char *recv_env = getenv("QUEUE_DRAIN_RECV");
+    int into_buffer = recv_env && !strcmp(recv_env, "buf");
 
     void *ctx = ctx_new();
     void *receiver = socket(ctx, receiver_type);
@@ -94,6 +98,7 @@ int main(int argc, char **argv)
     char *body = calloc(1, size ? size : 1);
     msg_t msg;
     msg_init(&msg);
+    static char rbuf[65536];
     double send_s = 0, recv_s = 0;
     long rounds = count / BATCH;
     for (long r = 0; r < rounds; r++) {
@@ -102,6 +107,16 @@ int main(int argc, char **argv)
             send(sender, body, size, 0);
         double t1 = seconds();
         for (int i = 0; i < BATCH; i++) {
+            if (into_buffer) {
+                /* A ROUTER's messages are two frames (id, body), the others one. */
+                for (int f = receiver_type == ROUTER ? 2 : 1; f > 0; f--) {
+                    if (recv_buf(receiver, rbuf, sizeof rbuf, 0) < 0) {
+                        fprintf(stderr, "queue_drain: receive failed\n");
+                        return 1;
+                    }
+                }
+                continue;
+            }
             do {
                 if (msg_recv(&msg, receiver, 0) < 0) {
                     fprintf(stderr, "queue_drain: receive failed\n");

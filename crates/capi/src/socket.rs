@@ -315,7 +315,9 @@ pub unsafe extern "C" fn zmq_recv(
         if buf.is_null() && len > 0 {
             return fail(libc::EFAULT);
         }
-        let msg = sock.recv_msg(flags)?;
+        // Received in place, as zmq_msg_recv does (see `Socket::recv_msg_into`).
+        let mut msg = ferromq::Msg::new();
+        sock.recv_msg_into(flags, &mut msg)?;
         let data = msg.data();
         let n = data.len().min(len);
         // SAFETY: n <= len, the writable size of buf (non-NULL whenever n > 0).
