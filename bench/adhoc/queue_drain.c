@@ -10,7 +10,10 @@
  * QUEUE_DRAIN_RECV=buf receives with zmq_recv into a buffer instead of zmq_msg_recv.
  *
  *   gcc -O2 -o queue_drain bench/adhoc/queue_drain.c -ldl
- *   ./queue_drain LIBZMQ_PATH pair|pushpull|dealer_dealer|dealer_router COUNT SIZE
+ *   ./queue_drain LIBZMQ_PATH pair|pushpull|dealer_dealer|dealer_router|router_dealer COUNT SIZE
+ *
+ * router_dealer: a ROUTER (ROUTER_MANDATORY) sends each message as the DEALER's routing
+ * id then the body.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -21,7 +24,7 @@
 typedef struct { unsigned char opaque[64]; } msg_t;
 
 enum { BATCH = 256, PAIR = 0, DEALER = 5, ROUTER = 6, PULL = 7, PUSH = 8 };
-enum { SNDHWM = 23, RCVHWM = 24 };
+enum { SNDHWM = 23, RCVHWM = 24, ROUTING_ID = 5, ROUTER_MANDATORY = 33, SNDMORE = 2 };
 
 static double seconds(void)
 {
@@ -61,6 +64,8 @@ int main(int argc, char **argv)
         sender_type = PUSH; receiver_type = PULL;
     } else if (!strcmp(pattern, "dealer_dealer")) {
         sender_type = DEALER; receiver_type = DEALER;
+    } else if (!strcmp(pattern, "router_dealer")) {
+        sender_type = ROUTER; receiver_type = DEALER;
     } else if (!strcmp(pattern, "dealer_router")) {
         sender_type = DEALER; receiver_type = ROUTER;
     } else {
@@ -90,6 +95,11 @@ int main(int argc, char **argv)
     setsockopt(receiver, SNDHWM, &hwm, sizeof hwm);
     setsockopt(sender, SNDHWM, &hwm, sizeof hwm);
     setsockopt(sender, RCVHWM, &hwm, sizeof hwm);
+    int routed = sender_type == ROUTER, one = 1;
+    if (routed) {
+        setsockopt(receiver, ROUTING_ID, "R", 1);
+        setsockopt(sender, ROUTER_MANDATORY, &one, sizeof one);
+    }
     if (bind(receiver, "inproc://queue-drain") || connect(sender, "inproc://queue-drain")) {
         fprintf(stderr, "queue_drain: bind/connect failed\n");
         return 1;
@@ -104,7 +114,10 @@ int main(int argc, char **argv)
     for (long r = 0; r < rounds; r++) {
         double t0 = seconds();
         for (int i = 0; i < BATCH; i++)
-            send(sender, body, size, 0);
+            if ((routed && send(sender, "R", 1, SNDMORE) < 0) || send(sender, body, size, 0) < 0) {
+                fprintf(stderr, "queue_drain: send failed\n");
+                return 1;
+            }
         double t1 = seconds();
         for (int i = 0; i < BATCH; i++) {
             if (into_buffer) {

@@ -464,7 +464,9 @@ impl Queue {
         if self.reader_closed.load(Ordering::Acquire) {
             return false;
         }
-        if self.is_conflate() {
+        if self.is_conflate() || self.hwm.load(Ordering::Relaxed) == 0 {
+            // No mark: always room, and no writer state to look at under its lock (a
+            // ROUTER_MANDATORY send asks at every message).
             return true;
         }
         let mut w = self.ring.writer();

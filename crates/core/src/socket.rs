@@ -576,6 +576,23 @@ impl Socket {
 
     /// Sends a byte slice as one frame (copied).
     pub fn send(&self, data: &[u8], flags: i32) -> Result<()> {
+        if self.inner.kind == SocketType::Router && data.len() <= crate::msg::INLINE_CAP {
+            // A ROUTER takes small frames as bytes (its routing id is never built); a
+            // frame that must wait goes the general way.
+            let more = flags & SNDMORE != 0;
+            crate::pipe::note_send();
+            let mut st = self.inner.lock();
+            if !st.closed && !self.inner.ctx.is_terminating() {
+                match st.pattern.send_slice(data, more) {
+                    Some(Ok(())) => {
+                        st.sending_more = more;
+                        return Ok(());
+                    }
+                    Some(Err(Error::Again)) | None => {}
+                    Some(Err(e)) => return Err(e),
+                }
+            }
+        }
         if data.len() >= crate::loan::LEND_MIN {
             // Lent, not copied: a connection that writes it before this returns never
             // copies it (see `loan`).

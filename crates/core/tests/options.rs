@@ -727,6 +727,34 @@ fn router_pairs_each_body_with_its_own_peers_id_across_peers_and_disconnects() {
 }
 
 #[test]
+fn router_sends_small_frames_as_bytes_with_the_same_rules() {
+    // A ROUTER takes frames of up to INLINE_CAP bytes without building them (`send_slice`):
+    // unknown ids drop the message (or fail under ROUTER_MANDATORY, leaving the socket
+    // ready for a new message), small and empty body frames arrive whole and in order.
+    let ctx = Context::new();
+    let router = sock(&ctx, SocketType::Router);
+    router.bind("inproc://router-slice").unwrap();
+    let dealer = sock(&ctx, SocketType::Dealer);
+    dealer.set_option(opt::ROUTING_ID, b"D").unwrap();
+    dealer.connect("inproc://router-slice").unwrap();
+    router.send(b"nobody", SNDMORE).unwrap();
+    router.send(b"lost", 0).unwrap();
+    router.send(b"D", SNDMORE).unwrap();
+    router.send(b"", SNDMORE).unwrap();
+    router.send(b"ok", 0).unwrap();
+    assert_eq!(parts(&dealer), vec![b"".to_vec(), b"ok".to_vec()]);
+    router.set_int(opt::ROUTER_MANDATORY, 1).unwrap();
+    assert_eq!(router.send(b"nobody", SNDMORE), Err(Error::HostUnreachable));
+    router.send(b"D", SNDMORE).unwrap();
+    router.send(&[5u8; 100], SNDMORE).unwrap();
+    router.send(b"tail", 0).unwrap();
+    assert_eq!(parts(&dealer), vec![vec![5u8; 100], b"tail".to_vec()]);
+    assert_silent(&dealer, 100);
+    drop((router, dealer));
+    term(ctx);
+}
+
+#[test]
 fn recv_msg_into_replaces_the_frame_and_leaves_it_on_again() {
     // `recv_msg_into` writes into the caller's frame (zmq_msg_recv's path): each receive
     // replaces what it held, a ROUTER's id and body included; EAGAIN leaves it as it was.

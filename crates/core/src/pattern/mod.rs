@@ -48,6 +48,13 @@ pub(crate) trait Pattern: Send {
     fn detach(&mut self, pipe_id: u64);
     /// Queues one frame. `Err((Error::Again, msg))` hands the frame back when it cannot go now.
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)>;
+    /// `send` of a small frame given as bytes, for a pattern that need not build every
+    /// frame (a ROUTER's routing id is only looked up). `None`: not handled; build the
+    /// frame and call `send`. Errors as `send`'s; on `Again` nothing changed.
+    #[inline]
+    fn send_slice(&mut self, _data: &[u8], _more: bool) -> Option<Result<()>> {
+        None
+    }
     /// Takes the next frame, `Err(Error::Again)` if none.
     fn recv(&mut self) -> Result<Msg>;
     /// [`recv`](Self::recv) into `out`, dropping what it held; on error `out` is

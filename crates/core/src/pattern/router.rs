@@ -101,6 +101,53 @@ impl Router {
     /// Drops a pipe from the fair queue; if the message being read came from it and its
     /// body is still in the pipe (see `recv`), the body is taken out first, so the caller,
     /// told more frames follow, gets it.
+    /// A message's first frame, its routing id `rid`: picks the pipe the rest goes to
+    /// (`None`: dropped). Under ROUTER_MANDATORY, `HostUnreachable` for an unknown id and
+    /// `Again` for a full pipe, and nothing changes.
+    fn start_message(&mut self, rid: &[u8], more: bool) -> Result<()> {
+        self.out = None;
+        if more {
+            let cached = match &self.last_out {
+                Some((last, pid)) if last[..] == *rid => Some(*pid),
+                _ => None,
+            };
+            let found = cached.or_else(|| self.by_id.get(rid).copied());
+            if let Some(pid) = found {
+                if cached.is_none() {
+                    self.last_out = Some((Bytes::copy_from_slice(rid), pid));
+                }
+                let p = &self.pipes[&pid].pipe;
+                if p.out.can_write() {
+                    self.out = Some(pid);
+                } else if self.mandatory {
+                    return Err(Error::Again);
+                }
+            } else if self.mandatory {
+                return Err(Error::HostUnreachable);
+            }
+        }
+        self.more_out = more;
+        Ok(())
+    }
+
+    /// A frame after the routing id: to the chosen pipe, or dropped (no pipe, or it is
+    /// full or gone: the rest of the message is dropped too).
+    fn send_body(&mut self, msg: Msg) {
+        self.more_out = msg.more();
+        if let Some(pid) = self.out {
+            let ok = match self.pipes.get(&pid) {
+                Some(p) => match p.pipe.out.push(msg) {
+                    Ok(()) => true,
+                    Err(PushError::Full(_)) | Err(PushError::Closed(_)) => false,
+                },
+                None => false,
+            };
+            if !ok {
+                self.out = None;
+            }
+        }
+    }
+
     fn remove_from_fq(&mut self, pipe_id: u64) {
         if self.more_in
             && self.pending_in.is_none()
@@ -191,46 +238,24 @@ impl Pattern for Router {
 
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
         if !self.more_out {
-            // First frame: the routing id.
-            self.out = None;
-            if msg.more() {
-                let cached = match &self.last_out {
-                    Some((rid, pid)) if rid[..] == *msg.data() => Some(*pid),
-                    _ => None,
-                };
-                let found = cached.or_else(|| self.by_id.get(msg.data()).copied());
-                if let Some(pid) = found {
-                    if cached.is_none() {
-                        self.last_out = Some((Bytes::copy_from_slice(msg.data()), pid));
-                    }
-                    let p = &self.pipes[&pid].pipe;
-                    if p.out.can_write() {
-                        self.out = Some(pid);
-                    } else if self.mandatory {
-                        return Err((Error::Again, msg));
-                    }
-                } else if self.mandatory {
-                    return Err((Error::HostUnreachable, msg));
-                }
-            }
-            self.more_out = msg.more();
-            return Ok(());
-        }
-        let more = msg.more();
-        self.more_out = more;
-        if let Some(pid) = self.out {
-            let ok = match self.pipes.get(&pid) {
-                Some(p) => match p.pipe.out.push(msg) {
-                    Ok(()) => true,
-                    Err(PushError::Full(_)) | Err(PushError::Closed(_)) => false,
-                },
-                None => false,
+            return match self.start_message(msg.data(), msg.more()) {
+                Ok(()) => Ok(()),
+                Err(e) => Err((e, msg)),
             };
-            if !ok {
-                self.out = None;
-            }
         }
+        self.send_body(msg);
         Ok(())
+    }
+
+    fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
+        if !self.more_out {
+            // The routing id is only looked up, never queued: no frame is built.
+            return Some(self.start_message(data, more));
+        }
+        let mut msg = Msg::copy_from(data);
+        msg.set_more(more);
+        self.send_body(msg);
+        Some(Ok(()))
     }
 
     fn recv(&mut self) -> Result<Msg> {
