@@ -3,6 +3,7 @@
 use crate::loan::Loan;
 use crate::pool::{self, PoolRef};
 use bytes::Bytes;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 /// Frames up to this many bytes are stored inside the `Msg` itself: no heap allocation.
@@ -30,6 +31,31 @@ enum Data {
     Owned(Vec<u8>),
     /// The caller's bytes during a send call, a copy after it (see `loan`).
     Lent(Arc<Loan>),
+}
+
+impl Data {
+    /// A copy of `data`: inline when small, pooled when a little bigger, shared beyond.
+    #[inline(always)]
+    fn copy_of(data: &[u8]) -> Data {
+        if data.len() > INLINE_CAP && data.len() <= pool::MAX {
+            if let Some(p) = PoolRef::copy_from(data) {
+                return Data::Pooled(p);
+            }
+        }
+        if data.len() > pool::MAX && data.len() <= pool::SOLO_MAX {
+            return Data::Pooled(PoolRef::copy_solo(data));
+        }
+        if data.len() <= INLINE_CAP {
+            let mut buf = [0; INLINE_CAP];
+            buf[..data.len()].copy_from_slice(data);
+            Data::Inline {
+                len: data.len() as u8,
+                buf,
+            }
+        } else {
+            Msg::from_bytes(Bytes::copy_from_slice(data)).data
+        }
+    }
 }
 
 /// Properties of the connection a message arrived on (`zmq_msg_gets`).
@@ -162,36 +188,23 @@ impl Msg {
     /// A frame holding a copy of `data` (inline when small, pooled when a little bigger).
     #[inline]
     pub fn copy_from(data: &[u8]) -> Msg {
-        if data.len() > INLINE_CAP && data.len() <= pool::MAX {
-            if let Some(p) = PoolRef::copy_from(data) {
-                return Msg {
-                    data: Data::Pooled(p),
-                    flags: 0,
-                    meta: None,
-                };
-            }
+        Msg {
+            data: Data::copy_of(data),
+            flags: 0,
+            meta: None,
         }
-        if data.len() > pool::MAX && data.len() <= pool::SOLO_MAX {
-            return Msg {
-                data: Data::Pooled(PoolRef::copy_solo(data)),
-                flags: 0,
-                meta: None,
-            };
-        }
-        if data.len() <= INLINE_CAP {
-            let mut buf = [0; INLINE_CAP];
-            buf[..data.len()].copy_from_slice(data);
-            Msg {
-                data: Data::Inline {
-                    len: data.len() as u8,
-                    buf,
-                },
-                flags: 0,
-                meta: None,
-            }
-        } else {
-            Msg::from_bytes(Bytes::copy_from_slice(data))
-        }
+    }
+
+    /// `copy_from`, built in `dst` (a decoder's batch slot) rather than returned: a frame
+    /// returned by value was stored field by field and then moved on as whole 16-byte
+    /// blocks, whose loads missed store forwarding. Returns the frame.
+    #[inline(always)]
+    pub(crate) fn write_copy<'a>(dst: &'a mut MaybeUninit<Msg>, data: &[u8]) -> &'a mut Msg {
+        dst.write(Msg {
+            data: Data::copy_of(data),
+            flags: 0,
+            meta: None,
+        })
     }
 
     /// A frame of `len` zero bytes, to be filled through `data_mut`.

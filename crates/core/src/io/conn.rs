@@ -479,12 +479,17 @@ impl Conn {
             // into their messages (no per-frame allocation or reference count).
             let (meta, batch) = (&self.meta, &mut self.in_batch);
             let fast = self.engine.take_messages(&mut |more, body| {
-                let mut m = Msg::copy_from(body);
+                // Built in the batch, not pushed there (see `Msg::write_copy`).
+                batch.reserve(1);
+                let len = batch.len();
+                let m = Msg::write_copy(&mut batch.spare_capacity_mut()[0], body);
                 m.set_more(more);
                 if meta.is_some() {
                     m.set_metadata(meta.clone());
                 }
-                batch.push(m);
+                // SAFETY: the element at `len`, within the reserved capacity, was just
+                // initialised by `write_copy`.
+                unsafe { batch.set_len(len + 1) };
             });
             if let Err(e) = fast {
                 self.push_batch();
