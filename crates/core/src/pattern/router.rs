@@ -98,12 +98,9 @@ impl Router {
         }
     }
 
-    /// Drops a pipe from the fair queue; if the message being read came from it and its
-    /// body is still in the pipe (see `recv`), the body is taken out first, so the caller,
-    /// told more frames follow, gets it.
     /// A message's first frame, its routing id `rid`: picks the pipe the rest goes to
     /// (`None`: dropped). Under ROUTER_MANDATORY, `HostUnreachable` for an unknown id and
-    /// `Again` for a full pipe, and nothing changes.
+    /// `Again` for a full pipe; the next frame is then taken as a routing id again.
     fn start_message(&mut self, rid: &[u8], more: bool) -> Result<()> {
         self.out = None;
         if more {
@@ -148,6 +145,9 @@ impl Router {
         }
     }
 
+    /// Drops a pipe from the fair queue; if the message being read came from it and its
+    /// body is still in the pipe (see `recv`), the body is taken out first, so the caller,
+    /// told more frames follow, gets it.
     fn remove_from_fq(&mut self, pipe_id: u64) {
         if self.more_in
             && self.pending_in.is_none()
