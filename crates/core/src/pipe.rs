@@ -9,6 +9,7 @@ use crate::signal::Signal;
 use crate::spsc::{Padded, Spsc, Watch, Writer};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -297,6 +298,18 @@ pub(crate) enum PushError {
     Closed(Msg),
 }
 
+/// Why a `push_copy` was refused (the bytes stay the caller's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PushRefused {
+    /// At the high-water mark; try again when woken.
+    Full,
+    /// The reader is gone.
+    Closed,
+}
+
+/// A queue's writer side, locked.
+type QueueWriter<'a> = Writer<'a, Msg, WriterState, ReaderState>;
+
 impl Queue {
     /// A queue holding at most `hwm` messages (0 = unlimited).
     pub(crate) fn new(hwm: usize) -> Arc<Queue> {
@@ -520,25 +533,69 @@ impl Queue {
             return Ok(());
         }
         let mut w = self.ring.writer();
-        if !w.writing_more {
-            if !self.has_room(&mut w, true) {
-                return Err(PushError::Full(msg));
-            }
-            w.started += 1;
+        if !self.start_frame(&mut w) {
+            return Err(PushError::Full(msg));
         }
         if msg.more() {
             w.writing_more = true;
             w.partial.push(msg);
             return Ok(());
         }
+        let len = msg.len();
+        self.finish_message(w, len, |slot| slot.write(msg));
+        Ok(())
+    }
+
+    /// `push` of a message's last (or only) frame, a copy of `data` built in its ring slot
+    /// instead of built by the caller and moved in. Refused as `push` would refuse it;
+    /// then nothing changed.
+    pub(crate) fn push_copy(&self, data: &[u8]) -> Result<(), PushRefused> {
+        if self.reader_closed.load(Ordering::Acquire) {
+            return Err(PushRefused::Closed);
+        }
+        if self.is_conflate() {
+            self.push_conflated(Msg::copy_from(data));
+            return Ok(());
+        }
+        let mut w = self.ring.writer();
+        if !self.start_frame(&mut w) {
+            return Err(PushRefused::Full);
+        }
+        self.finish_message(w, data.len(), |slot| Msg::write_copy(slot, data));
+        Ok(())
+    }
+
+    /// Counts a new message against the HWM at its first frame; false if it does not fit
+    /// (the writer is then registered for a wake).
+    #[inline(always)]
+    fn start_frame(&self, w: &mut QueueWriter<'_>) -> bool {
+        if !w.writing_more {
+            if !self.has_room(w, true) {
+                return false;
+            }
+            w.started += 1;
+        }
+        true
+    }
+
+    /// Queues the pending frames of a message and its last frame (of `len` bytes, built by
+    /// `fill` in its slot), publishes them and wakes or helps the reader.
+    #[inline(always)]
+    fn finish_message(
+        &self,
+        mut w: QueueWriter<'_>,
+        len: usize,
+        fill: impl FnOnce(&mut MaybeUninit<Msg>) -> &mut Msg,
+    ) {
         w.writing_more = false;
-        let large = msg.len() >= WRITE_ALONG_MIN;
+        let large = len >= WRITE_ALONG_MIN;
         let write_along = large
             || (w.started.is_multiple_of(WRITE_ALONG_EVERY)
                 && w.started
                     .saturating_sub(self.finished.load(Ordering::Relaxed))
                     >= WRITE_ALONG_BACKLOG);
-        Self::push_whole(&mut w, msg);
+        Self::push_pending(&mut w);
+        w.push_with(fill);
         let wake = w.publish();
         drop(w);
         if wake {
@@ -546,7 +603,6 @@ impl Queue {
         } else if write_along {
             self.write_along();
         }
-        Ok(())
     }
 
     /// A large message was queued behind others, or many small ones are, so its connection
@@ -562,9 +618,9 @@ impl Queue {
         }
     }
 
-    /// Writes the pending frames of a message and its last frame `msg` into the ring.
+    /// Writes the pending frames of a message (all but its last) into the ring.
     #[inline]
-    fn push_whole(w: &mut Writer<'_, Msg, WriterState, ReaderState>, msg: Msg) {
+    fn push_pending(w: &mut QueueWriter<'_>) {
         if !w.partial.is_empty() {
             let mut parts = std::mem::take(&mut w.partial);
             for m in parts.drain(..) {
@@ -573,7 +629,6 @@ impl Queue {
             // Keep the buffer (and its capacity) for the next multipart message.
             w.partial = parts;
         }
-        w.push(msg);
     }
 
     fn push_conflated(&self, msg: Msg) {
@@ -616,7 +671,8 @@ impl Queue {
                 w.partial.push(msg);
             } else {
                 w.writing_more = false;
-                Self::push_whole(&mut w, msg);
+                Self::push_pending(&mut w);
+                w.push(msg);
                 whole = true;
             }
         }
@@ -1013,6 +1069,41 @@ mod tests {
         q1.set_reader(Waker::Socket(sig.clone()));
         assert!(q1.push(Msg::copy_from(b"c")).is_ok());
         assert_eq!(sig.generation(), before + 2);
+    }
+
+    #[test]
+    fn a_copied_last_frame_follows_its_message_and_is_refused_as_a_frame_would_be() {
+        let q = Queue::new(2);
+        let mut head = Msg::copy_from(b"head");
+        head.set_more(true);
+        assert!(q.push(head).is_ok());
+        let body = [7u8; 100];
+        assert_eq!(
+            q.push_copy(&body),
+            Ok(()),
+            "a last frame, mid-message: no mark"
+        );
+        assert_eq!(q.push_copy(b"two"), Ok(()));
+        assert_eq!(
+            q.push_copy(b"three"),
+            Err(PushRefused::Full),
+            "two at a mark of two"
+        );
+        let got: Vec<(Vec<u8>, bool)> = std::iter::from_fn(|| q.pop())
+            .map(|m| (m.data().to_vec(), m.more()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (b"head".to_vec(), true),
+                (body.to_vec(), false),
+                (b"two".to_vec(), false)
+            ],
+            "every frame once, in order, the refused one not at all"
+        );
+        assert_eq!(q.push_copy(b"four"), Ok(()), "room again once read");
+        q.close_reader();
+        assert_eq!(q.push_copy(b"five"), Err(PushRefused::Closed));
     }
 
     #[test]

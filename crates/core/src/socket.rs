@@ -576,10 +576,17 @@ impl Socket {
 
     /// Sends a byte slice as one frame (copied).
     pub fn send(&self, data: &[u8], flags: i32) -> Result<()> {
-        if self.inner.kind == SocketType::Router && data.len() <= crate::msg::INLINE_CAP {
-            // A ROUTER takes small frames as bytes (its routing id is never built); a
-            // frame that must wait goes the general way.
-            let more = flags & SNDMORE != 0;
+        let more = flags & SNDMORE != 0;
+        // These patterns take a copied frame as bytes (`Pattern::send_slice`): it is built
+        // in its queue slot, not built here and moved down (a ROUTER's routing id is never
+        // built). Another pattern, or a frame that must wait, goes the general way; asking
+        // a pattern that declines costs a second lock, so only those that take it are asked.
+        let takes_slice = match self.inner.kind {
+            SocketType::Router => true,
+            SocketType::Push | SocketType::Dealer | SocketType::Pair => !more,
+            _ => false,
+        };
+        if takes_slice && data.len() < crate::loan::LEND_MIN {
             crate::pipe::note_send();
             let mut st = self.inner.lock();
             if !st.closed && !self.inner.ctx.is_terminating() {

@@ -243,6 +243,15 @@ impl<T: Send, W, R> Writer<'_, T, W, R> {
     /// Writes a value, invisible to the reader until `publish`.
     #[inline]
     pub(crate) fn push(&mut self, v: T) {
+        self.push_with(|slot| slot.write(v));
+    }
+
+    /// Like `push`, with the value built by `fill` in its slot rather than moved in (a
+    /// value built elsewhere and moved is stored field by field, then reloaded as whole
+    /// blocks whose loads miss store forwarding). `fill` must return the slot it was
+    /// given, initialised (`MaybeUninit::write` does both); anything else panics.
+    #[inline]
+    pub(crate) fn push_with(&mut self, fill: impl FnOnce(&mut MaybeUninit<T>) -> &mut T) {
         let g = &mut *self.g;
         let idx = (g.pos % CHUNK as u64) as usize;
         if idx == 0 && g.pos != 0 {
@@ -263,8 +272,14 @@ impl<T: Send, W, R> Writer<'_, T, W, R> {
         }
         // SAFETY: slot `pos` lies at or beyond `published`, so the reader does not touch it
         // until we publish; it is uninitialised (never written, or read out by the reader
-        // before the chunk came back as a spare).
-        unsafe { (*(*g.chunk.0).slots[idx].0.get()).write(v) };
+        // before the chunk came back as a spare), and only this writer reaches it.
+        let slot = unsafe { &mut *(*g.chunk.0).slots[idx].0.get() };
+        let at = slot.as_ptr();
+        // A `&mut T` at the slot's address can only exist once the slot holds a value.
+        assert!(
+            ptr::eq(fill(slot), at),
+            "push_with: the slot was not filled"
+        );
         g.pos += 1;
     }
 

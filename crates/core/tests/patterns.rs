@@ -205,6 +205,56 @@ fn hwm_blocks_push_with_eagain() {
 }
 
 #[test]
+fn push_passes_over_a_full_peer_and_keeps_each_message_whole() {
+    let ctx = Context::new();
+    let pulls: Vec<Socket> = [("inproc://lb-small", 1), ("inproc://lb-large", 1000)]
+        .into_iter()
+        .map(|(ep, hwm)| {
+            let s = ctx.socket(SocketType::Pull).unwrap();
+            s.set_int(RCVHWM, hwm).unwrap();
+            s.set_int(LINGER, 0).unwrap();
+            s.bind(ep).unwrap();
+            s
+        })
+        .collect();
+    let push = ctx.socket(SocketType::Push).unwrap();
+    push.set_int(SNDHWM, 1).unwrap();
+    push.set_int(LINGER, 0).unwrap();
+    push.connect("inproc://lb-small").unwrap();
+    push.connect("inproc://lb-large").unwrap();
+    // Two-frame messages (the last frame goes in as bytes) and one-frame ones.
+    for i in 0..20u8 {
+        if i.is_multiple_of(2) {
+            push.send(&[i], SNDMORE | DONTWAIT).unwrap();
+        }
+        push.send(&data(i.into(), 64), DONTWAIT).unwrap();
+    }
+    let drain = |s: &Socket| {
+        let mut got = Vec::new();
+        while let Ok(parts) = s.recv_multipart(DONTWAIT) {
+            got.push(parts.iter().map(|m| m.data().to_vec()).collect::<Vec<_>>());
+        }
+        got
+    };
+    let whole = |i: u8| {
+        let body = data(i.into(), 64);
+        if i.is_multiple_of(2) {
+            vec![vec![i], body]
+        } else {
+            vec![body]
+        }
+    };
+    // Turn by turn until the small peer holds its two (SNDHWM + RCVHWM), then the rest
+    // to the other; none lost, none split.
+    assert_eq!(drain(&pulls[0]), [whole(0), whole(2)]);
+    let rest: Vec<_> = [1, 3].into_iter().chain(4..20).map(whole).collect();
+    assert_eq!(drain(&pulls[1]), rest);
+    drop(push);
+    drop(pulls);
+    ctx.term().unwrap();
+}
+
+#[test]
 fn dontwait_and_timeouts_give_eagain() {
     let ctx = Context::new();
     let pull = ctx.socket(SocketType::Pull).unwrap();

@@ -36,6 +36,12 @@ impl Pattern for Dealer {
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
         self.lb.send(msg).map(|_| ())
     }
+    fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
+        if more {
+            return None;
+        }
+        self.lb.send_copy(data).map(|_| Ok(()))
+    }
     fn recv(&mut self) -> Result<Msg> {
         self.fq.recv_frame().ok_or(Error::Again)
     }

@@ -94,6 +94,29 @@ impl LoadBalancer {
         Err((Error::Again, msg))
     }
 
+    /// `send` of a message's last (or only) frame copied from `data` straight into the
+    /// pipe's queue (`Queue::push_copy`): the frame is never built and moved. `None`: not
+    /// sent and nothing changed (the current pipe is full or gone, or frames are being
+    /// dropped); build the frame and `send` it, which moves on to the other pipes.
+    #[inline]
+    pub(crate) fn send_copy(&mut self, data: &[u8]) -> Option<u64> {
+        if self.dropping {
+            return None;
+        }
+        if self.current >= self.pipes.len() {
+            self.current = 0;
+        }
+        let p = self.pipes.get(self.current)?;
+        // Inside a message, its rest goes to its pipe whatever the mark, as in `send`.
+        if p.out.push_copy(data).is_err() && !self.more {
+            return None;
+        }
+        let id = p.id;
+        self.more = false;
+        self.advance();
+        Some(id)
+    }
+
     /// True if some pipe has room for a new message (or a message is in progress).
     pub(crate) fn has_out(&self) -> bool {
         self.more || self.pipes.iter().any(|p| p.out.can_write())

@@ -48,9 +48,10 @@ pub(crate) trait Pattern: Send {
     fn detach(&mut self, pipe_id: u64);
     /// Queues one frame. `Err((Error::Again, msg))` hands the frame back when it cannot go now.
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)>;
-    /// `send` of a small frame given as bytes, for a pattern that need not build every
-    /// frame (a ROUTER's routing id is only looked up). `None`: not handled; build the
-    /// frame and call `send`. Errors as `send`'s; on `Again` nothing changed.
+    /// `send` of a frame given as bytes, for a pattern that need not build it first (a
+    /// ROUTER's routing id is only looked up; a message's last frame is built in its
+    /// queue slot, `Queue::push_copy`). `None`: not handled and nothing changed; build
+    /// the frame and call `send`. Errors as `send`'s; on `Again` nothing changed.
     #[inline]
     fn send_slice(&mut self, _data: &[u8], _more: bool) -> Option<Result<()>> {
         None

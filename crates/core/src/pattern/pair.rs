@@ -35,6 +35,13 @@ impl Pattern for Pair {
         }
     }
 
+    fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
+        match &self.pipe {
+            Some(p) if !more => p.out.push_copy(data).ok().map(Ok),
+            _ => None,
+        }
+    }
+
     fn recv(&mut self) -> Result<Msg> {
         self.pipe
             .as_ref()

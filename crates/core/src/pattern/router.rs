@@ -145,6 +145,16 @@ impl Router {
         }
     }
 
+    /// `send_body` of a message's last frame, copied from `data` straight into the pipe's
+    /// queue (`Queue::push_copy`).
+    fn send_last_copy(&mut self, data: &[u8]) {
+        self.more_out = false;
+        if let Some(p) = self.out.and_then(|pid| self.pipes.get(&pid)) {
+            // Full or gone: the frame is dropped, as `send_body` drops it.
+            let _ = p.pipe.out.push_copy(data);
+        }
+    }
+
     /// Drops a pipe from the fair queue; if the message being read came from it and its
     /// body is still in the pipe (see `recv`), the body is taken out first, so the caller,
     /// told more frames follow, gets it.
@@ -252,9 +262,13 @@ impl Pattern for Router {
             // The routing id is only looked up, never queued: no frame is built.
             return Some(self.start_message(data, more));
         }
-        let mut msg = Msg::copy_from(data);
-        msg.set_more(more);
-        self.send_body(msg);
+        if more {
+            let mut msg = Msg::copy_from(data);
+            msg.set_more(true);
+            self.send_body(msg);
+        } else {
+            self.send_last_copy(data);
+        }
         Some(Ok(()))
     }
 
