@@ -583,7 +583,11 @@ impl Socket {
         // a pattern that declines costs a second lock, so only those that take it are asked.
         let takes_slice = match self.inner.kind {
             SocketType::Router => true,
-            SocketType::Push | SocketType::Dealer | SocketType::Pair => !more,
+            SocketType::Push
+            | SocketType::Dealer
+            | SocketType::Pair
+            | SocketType::Pub
+            | SocketType::XPub => !more,
             _ => false,
         };
         if takes_slice && data.len() < crate::loan::LEND_MIN {

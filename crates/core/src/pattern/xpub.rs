@@ -269,6 +269,24 @@ impl Pattern for XPub {
         Ok(())
     }
 
+    fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
+        if more || self.more_out || self.peers.len() != 1 {
+            // Inside a message, or not one peer to match: built, as `send` takes it.
+            let mut msg = Msg::copy_from(data);
+            msg.set_more(more);
+            return Some(self.send(msg).map_err(|(e, _)| e));
+        }
+        self.process_upstream_if_news();
+        // A one-frame message to the only peer: copied straight into its queue.
+        let p = &self.peers[0];
+        self.targets.clear();
+        if p.wants(data) != self.invert && p.pipe.out.push_copy(data).is_err() && self.nodrop {
+            // XPUB_NODROP: refused, and the caller's to send again.
+            return Some(Err(Error::Again));
+        }
+        Some(Ok(()))
+    }
+
     fn recv(&mut self) -> Result<Msg> {
         if !self.extended {
             return Err(Error::NotSupported);
