@@ -47,24 +47,35 @@ unsafe impl Sync for Loan {}
 /// The bytes of a loan for one write: the caller's own while the loan lasts (and the loan
 /// cannot end while this is alive), or the copy.
 pub(crate) enum LoanRead<'a> {
-    /// The caller's bytes; the loan's reader count holds the lender.
-    Live(&'a [u8], &'a AtomicUsize),
+    /// The caller's `len` bytes at `ptr`; the loan's reader count holds the lender. Kept
+    /// raw, not as a slice: `drop` gives the count back, and the lender may change its
+    /// bytes from then on, while a slice held by the guard would still be a live borrow
+    /// until `drop` returned (Miri caught the lender's write in that window).
+    Live {
+        ptr: *const u8,
+        len: usize,
+        state: &'a AtomicUsize,
+    },
     /// The copy made when the loan ended.
     Copied(&'a [u8]),
 }
 
 impl LoanRead<'_> {
-    /// The bytes.
+    /// The bytes, for as long as this guard is borrowed.
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
-            LoanRead::Live(b, _) | LoanRead::Copied(b) => b,
+            // SAFETY: this reader is counted until the guard drops, so the lender is still
+            // inside `with_lent` and its `len` bytes at `ptr` stay borrowed and unchanged;
+            // the slice cannot outlive the borrow of the guard.
+            LoanRead::Live { ptr, len, .. } => unsafe { std::slice::from_raw_parts(*ptr, *len) },
+            LoanRead::Copied(b) => b,
         }
     }
 }
 
 impl Drop for LoanRead<'_> {
     fn drop(&mut self) {
-        if let LoanRead::Live(_, state) = self {
+        if let LoanRead::Live { state, .. } = self {
             // Release: this reader's reads happen before the lender's return.
             state.fetch_sub(READER, Ordering::Release);
         }
@@ -91,11 +102,14 @@ impl Loan {
                 .expect("a loan's copy is set before it ends");
             return LoanRead::Copied(copy.data());
         }
-        // SAFETY: the loan has not ended and this reader is counted, so the lender is still
-        // inside `with_lent` (waiting for the count to drop, at the latest) and the
-        // caller's `len` bytes at `ptr` are borrowed, unchanged, for as long as this lives.
-        let bytes = unsafe { std::slice::from_raw_parts(self.ptr, self.len) };
-        LoanRead::Live(bytes, &self.state)
+        // The loan has not ended and this reader is counted, so the lender is still inside
+        // `with_lent` (waiting for the count to drop, at the latest) and the caller's `len`
+        // bytes at `ptr` are borrowed, unchanged, for as long as the guard lives.
+        LoanRead::Live {
+            ptr: self.ptr,
+            len: self.len,
+            state: &self.state,
+        }
     }
 
     /// The copy; only after `stable` (or the loan's end) made it.
@@ -174,7 +188,7 @@ mod tests {
                 panic!("not lent")
             };
             let read = loan.read();
-            assert!(matches!(read, LoanRead::Live(..)));
+            assert!(matches!(read, LoanRead::Live { .. }));
             assert_eq!(read.bytes().as_ptr(), data.as_ptr(), "the caller's bytes");
             drop(read);
             loan.copy.get().is_some()
