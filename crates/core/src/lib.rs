@@ -29,6 +29,7 @@ mod pattern;
 mod pipe;
 mod poll_serve;
 mod pool;
+mod prefetch;
 mod signal;
 mod socket;
 mod spsc;

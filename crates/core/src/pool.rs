@@ -20,6 +20,9 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// How far past a new body the filling thread asks for the block's line (four 64-byte
+/// bodies).
+const WRITE_AHEAD: usize = 256;
 /// Free blocks kept per block size.
 const FREE_KEEP: usize = 16;
 /// Largest body given a block of its own (recycled through the free lists, never shared).
@@ -234,6 +237,16 @@ impl PoolRef {
                 };
                 f.used.set(used + room);
                 f.handed.set(f.handed.get() + 1);
+                if used + room + WRITE_AHEAD < f.size {
+                    // A recycled block's lines were last read by a receiving thread: ask
+                    // for the one a few bodies on now (see `prefetch`).
+                    crate::prefetch::for_write(
+                        block
+                            .as_ptr()
+                            .cast::<u8>()
+                            .wrapping_add(used + room + WRITE_AHEAD),
+                    );
+                }
                 PoolRef {
                     block,
                     off: used as u32,

@@ -66,6 +66,8 @@ impl Watch {
     }
 }
 
+/// How many slots ahead of its write the writer asks for a slot's line.
+const WRITE_AHEAD: usize = 4;
 /// Values per chunk (a chunk of 64-byte messages is 4 KiB).
 const CHUNK: usize = 64;
 /// Finished chunks kept for reuse (a queue whose depth swings by up to this many chunks
@@ -281,6 +283,13 @@ impl<T: Send, W, R> Writer<'_, T, W, R> {
             "push_with: the slot was not filled"
         );
         g.pos += 1;
+        if idx + WRITE_AHEAD < CHUNK {
+            // The reader last had that line (chunks are recycled): ask for it now rather
+            // than when its value is written (see `prefetch`).
+            // SAFETY: the chunk is the writer's current one, alive (see above); only an
+            // address is formed, nothing is read or written through it.
+            crate::prefetch::for_write(unsafe { (*g.chunk.0).slots[idx + WRITE_AHEAD].0.get() });
+        }
     }
 
     /// Makes every value written so far visible to the reader. Returns true if the reader
