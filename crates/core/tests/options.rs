@@ -787,6 +787,56 @@ fn recv_msg_into_replaces_the_frame_and_leaves_it_on_again() {
 }
 
 #[test]
+fn sub_recv_msg_into_drops_unmatched_messages_whole() {
+    // A SUB receives into the caller's frame too: a message whose first frame does not
+    // match is dropped with all its frames (a later frame that would match included);
+    // after dropping, EAGAIN leaves the frame empty, as libzmq's failed receive does.
+    // The "b" messages pass the PUB's filter and are queued; the SUB then cancels "b",
+    // so it drops them itself.
+    let ctx = Context::new();
+    let publ = sock(&ctx, SocketType::Pub);
+    publ.bind("inproc://sub-recv-into").unwrap();
+    let sub = sock(&ctx, SocketType::Sub);
+    sub.set_option(opt::SUBSCRIBE, b"a").unwrap();
+    sub.set_option(opt::SUBSCRIBE, b"b").unwrap();
+    sub.connect("inproc://sub-recv-into").unwrap();
+    let mut m = ferromq::Msg::copy_from(b"previous content");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        publ.send(b"a-sync", 0).unwrap();
+        if sub.recv_msg_into(DONTWAIT, &mut m).is_ok() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "subscription never arrived");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(m.data(), b"a-sync");
+    publ.send(b"b", SNDMORE).unwrap();
+    publ.send(b"a-inside", 0).unwrap();
+    publ.send(b"a1", SNDMORE).unwrap();
+    publ.send(b"x", 0).unwrap();
+    publ.send(b"b2", 0).unwrap();
+    sub.set_option(opt::UNSUBSCRIBE, b"b").unwrap();
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        sub.recv_msg_into(0, &mut m).unwrap();
+        got.push((m.data().to_vec(), m.more()));
+    }
+    assert_eq!(got, vec![(b"a1".to_vec(), true), (b"x".to_vec(), false)]);
+    assert_eq!(sub.recv_msg_into(DONTWAIT, &mut m), Err(Error::Again));
+    assert_eq!(
+        m.data(),
+        b"",
+        "the dropped b2 must not be left in the frame"
+    );
+    publ.send(b"a3", 0).unwrap();
+    sub.recv_msg_into(0, &mut m).unwrap();
+    assert_eq!((m.data(), m.more()), (&b"a3"[..], false));
+    drop((publ, sub));
+    term(ctx);
+}
+
+#[test]
 fn connect_routing_id_names_the_peer_for_a_connecting_router() {
     let ctx = Context::new();
     let server = sock(&ctx, SocketType::Router);

@@ -59,7 +59,7 @@ pub(crate) trait Pattern: Send {
     /// Takes the next frame, `Err(Error::Again)` if none.
     fn recv(&mut self) -> Result<Msg>;
     /// [`recv`](Self::recv) into `out`, dropping what it held; on error `out` is
-    /// untouched. The patterns on the hot path override it to hand `out` down to the
+    /// untouched (SUB: or empty, see its `recv_into`). The patterns on the hot path override it to hand `out` down to the
     /// pipe (see `Queue::pop_into`).
     #[inline]
     fn recv_into(&mut self, out: &mut Msg) -> Result<()> {

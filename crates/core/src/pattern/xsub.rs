@@ -163,6 +163,38 @@ impl Pattern for XSub {
         Err(Error::Again)
     }
 
+    /// As `recv`, but a frame goes straight into `out` (`Queue::pop_into`). A message
+    /// whose first frame did not match passes through `out` on its way out, so `out` is
+    /// left empty, not untouched, when only such messages were queued (libzmq leaves an
+    /// empty message after any failed receive).
+    fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
+        if self.more_in {
+            if !self.fq.recv_frame_into(out) {
+                return Err(Error::Again);
+            }
+            self.more_in = out.more();
+            return Ok(());
+        }
+        if let Some(m) = self.pending.take() {
+            self.more_in = m.more();
+            *out = m;
+            return Ok(());
+        }
+        let mut skipped = false;
+        while self.fq.recv_frame_into(out) {
+            if self.topics.matches(out.data()) != self.invert {
+                self.more_in = out.more();
+                return Ok(());
+            }
+            self.skip_rest(out.more());
+            skipped = true;
+        }
+        if skipped {
+            *out = Msg::new();
+        }
+        Err(Error::Again)
+    }
+
     fn can_send(&mut self) -> bool {
         self.extended
     }
