@@ -329,7 +329,21 @@ impl Socket {
             }
             crate::pipe::defer_reader_wakes(|| {
                 let mut n = 0;
+                let slices = self.takes_slice(false);
                 for body in bodies {
+                    if slices && body.len() < crate::loan::LEND_MIN {
+                        // As in `send`: built in its queue slot when the pattern can.
+                        match st.pattern.send_slice(body, false) {
+                            Some(Ok(())) => {
+                                st.sending_more = false;
+                                n += 1;
+                                continue;
+                            }
+                            Some(Err(Error::Again)) | None => {}
+                            Some(Err(e)) if n == 0 => return Err(e),
+                            Some(Err(e)) => return Ok((n, Some(e))),
+                        }
+                    }
                     match st.pattern.send(Msg::copy_from(body)) {
                         Ok(()) => {
                             st.sending_more = false;
@@ -577,20 +591,10 @@ impl Socket {
     /// Sends a byte slice as one frame (copied).
     pub fn send(&self, data: &[u8], flags: i32) -> Result<()> {
         let more = flags & SNDMORE != 0;
-        // These patterns take a copied frame as bytes (`Pattern::send_slice`): it is built
-        // in its queue slot, not built here and moved down (a ROUTER's routing id is never
-        // built). Another pattern, or a frame that must wait, goes the general way; asking
-        // a pattern that declines costs a second lock, so only those that take it are asked.
-        let takes_slice = match self.inner.kind {
-            SocketType::Router => true,
-            SocketType::Push
-            | SocketType::Dealer
-            | SocketType::Pair
-            | SocketType::Pub
-            | SocketType::XPub => !more,
-            _ => false,
-        };
-        if takes_slice && data.len() < crate::loan::LEND_MIN {
+        // A copied frame is built in its queue slot, not built here and moved down (a
+        // ROUTER's routing id is never built). Another pattern, or a frame that must wait,
+        // goes the general way.
+        if self.takes_slice(more) && data.len() < crate::loan::LEND_MIN {
             crate::pipe::note_send();
             let mut st = self.inner.lock();
             if !st.closed && !self.inner.ctx.is_terminating() {
@@ -611,6 +615,21 @@ impl Socket {
         }
         self.send_msg(Msg::copy_from(data), flags)
             .map_err(|(e, _)| e)
+    }
+
+    /// Whether this socket's pattern takes a frame as bytes (`Pattern::send_slice`) with
+    /// `more` as given. Asking a pattern that declines costs a second lock, so only those
+    /// that take it are asked.
+    fn takes_slice(&self, more: bool) -> bool {
+        match self.inner.kind {
+            SocketType::Router => true,
+            SocketType::Push
+            | SocketType::Dealer
+            | SocketType::Pair
+            | SocketType::Pub
+            | SocketType::XPub => !more,
+            _ => false,
+        }
     }
 
     /// Receives one frame's bytes.
