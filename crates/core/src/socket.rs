@@ -491,8 +491,11 @@ impl Socket {
             let mut st = self.inner.lock();
             if !st.closed && !self.inner.ctx.is_terminating() {
                 // A receive that would block next may watch an empty queue for a moment
-                // before asking for a wake (see `pipe::spin_before_arm`).
-                let blocking = flags & DONTWAIT == 0 && (until.is_some() || st.opts.rcvtimeo != 0);
+                // before asking for a wake (see `pipe::spin_before_arm`). Not inside a
+                // message: its frames were queued together, the next one is there.
+                let blocking = flags & DONTWAIT == 0
+                    && !st.rcvmore
+                    && (until.is_some() || st.opts.rcvtimeo != 0);
                 let got = if blocking {
                     crate::pipe::spin_before_arm(|| st.pattern.recv_into(out))
                 } else {

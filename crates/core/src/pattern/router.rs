@@ -57,6 +57,9 @@ pub(crate) struct Router {
     /// The last routing id sent to and its pipe (a stream of sends to one peer then
     /// skips the id lookup); cleared whenever ids change.
     last_out: Option<(Bytes, u64)>,
+    /// The pipe last received from and its routing id frame (a stream of messages from
+    /// one peer skips the pipe lookup); cleared whenever ids change or a pipe goes.
+    last_in: Option<(u64, Msg)>,
     more_out: bool,
     mandatory: bool,
     handover: bool,
@@ -79,6 +82,7 @@ impl Router {
             more_in: false,
             out: None,
             last_out: None,
+            last_in: None,
             more_out: false,
             mandatory: false,
             handover: false,
@@ -201,6 +205,7 @@ impl Router {
         }
         self.by_id.insert(rid, pipe_id);
         self.last_out = None;
+        self.last_in = None;
         true
     }
 }
@@ -243,6 +248,7 @@ impl Pattern for Router {
             }
         }
         self.last_out = None;
+        self.last_in = None;
         self.fq.detach(pipe_id);
     }
 
@@ -295,9 +301,15 @@ impl Pattern for Router {
         // body in the pipe for the next call (no stash in `pending_in`: each extra move
         // of a frame cost a store-forwarding stall).
         if let Some(pipe) = self.fq.peek_known() {
+            if let Some((_, head)) = self.last_in.as_ref().filter(|(id, _)| *id == pipe) {
+                self.more_in = true;
+                out.clone_from(head);
+                return Ok(());
+            }
             if let Some(p) = self.pipes.get(&pipe).filter(|p| p.rid.is_some()) {
                 self.more_in = true;
                 out.clone_from(&p.head);
+                self.last_in = Some((pipe, p.head.clone()));
                 return Ok(());
             }
             // No id: the loop below reads the message from this pipe and discards it.
