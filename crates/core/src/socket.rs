@@ -8,7 +8,7 @@ use crate::io::{BindRequest, ConnHandle, ConnectRequest, Served};
 use crate::monitor::{self, Monitor};
 use crate::msg::Msg;
 use crate::options::{id, OptionValue, Options};
-use crate::pattern::{new_pattern, Pattern, PeerMeta};
+use crate::pattern::{new_pattern, Pattern, PeerMeta, SliceFrames};
 use crate::pipe::{Pipe, Waker};
 use crate::signal::{Signal, Wait, MAX_SELF_SERVED};
 use crate::transport::{inproc, tcp, Endpoint};
@@ -99,6 +99,8 @@ pub(crate) struct SocketShared {
     pub(crate) signal: Arc<Signal>,
     state: FlagLock<SocketState>,
     pub(crate) monitor: Mutex<Option<Monitor>>,
+    /// The frames its pattern takes as bytes (`Pattern::slice_frames`).
+    slice_frames: SliceFrames,
     /// The socket has at most `MAX_PULL_SOURCES` pipes, so a receive that finds nothing
     /// reads their connections itself (kept beside the lock for the I/O thread).
     reads_own_conns: AtomicBool,
@@ -233,6 +235,7 @@ impl std::fmt::Debug for Socket {
 impl Socket {
     pub(crate) fn create(ctx: Arc<CtxShared>, kind: SocketType, ipv6: bool) -> Result<Socket> {
         let pattern = new_pattern(kind)?;
+        let slice_frames = pattern.slice_frames();
         let signal = Arc::new(Signal::new().map_err(|e| Error::from_io(&e))?);
         let mut opts = Options {
             ipv6,
@@ -260,6 +263,7 @@ impl Socket {
                     sources_buf: Vec::new(),
                 }),
                 monitor: Mutex::new(None),
+                slice_frames,
                 reads_own_conns: AtomicBool::new(true),
             }),
         })
@@ -621,17 +625,14 @@ impl Socket {
     }
 
     /// Whether this socket's pattern takes a frame as bytes (`Pattern::send_slice`) with
-    /// `more` as given. Asking a pattern that declines costs a second lock, so only those
-    /// that take it are asked.
+    /// `more` as given.
+    #[inline]
     fn takes_slice(&self, more: bool) -> bool {
-        match self.inner.kind {
-            SocketType::Router => true,
-            SocketType::Push
-            | SocketType::Dealer
-            | SocketType::Pair
-            | SocketType::Pub
-            | SocketType::XPub => !more,
-            _ => false,
+        let f = self.inner.slice_frames;
+        if more {
+            f.more
+        } else {
+            f.last
         }
     }
 

@@ -36,6 +36,10 @@ impl Pattern for Dealer {
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
         self.lb.send(msg).map(|_| ())
     }
+    fn slice_frames(&self) -> super::SliceFrames {
+        super::SliceFrames::LAST
+    }
+
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
         if more {
             return None;

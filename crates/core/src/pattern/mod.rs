@@ -37,7 +37,25 @@ pub(crate) struct PeerMeta {
     pub(crate) connect_routing_id: Option<Bytes>,
 }
 
-/// A socket type's behaviour. All calls happen with the socket's lock held.
+/// Which frames a pattern takes as bytes (`Pattern::send_slice`): a message's last frame,
+/// frames with more to follow. The socket asks only for those, since asking a pattern
+/// that declines costs a second lock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SliceFrames {
+    pub(crate) last: bool,
+    pub(crate) more: bool,
+}
+
+impl SliceFrames {
+    /// The last frame of each message only.
+    pub(crate) const LAST: SliceFrames = SliceFrames {
+        last: true,
+        more: false,
+    };
+}
+
+/// A socket type's behaviour. All calls happen with the socket's lock held, except
+/// `slice_frames`, asked once when the socket is made.
 pub(crate) trait Pattern: Send {
     /// A new pipe. `meta` is known for inproc and accepted connections; pipes made by
     /// `connect` attach before their first handshake and learn it in `activated`.
@@ -55,6 +73,10 @@ pub(crate) trait Pattern: Send {
     #[inline]
     fn send_slice(&mut self, _data: &[u8], _more: bool) -> Option<Result<()>> {
         None
+    }
+    /// The frames `send_slice` takes (none by default); fixed for the pattern's life.
+    fn slice_frames(&self) -> SliceFrames {
+        SliceFrames::default()
     }
     /// Takes the next frame, `Err(Error::Again)` if none.
     fn recv(&mut self) -> Result<Msg>;
@@ -108,5 +130,34 @@ pub(crate) fn next_pipe(i: usize, n: usize) -> usize {
         0
     } else {
         i + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_pattern_takes_as_bytes_exactly_the_frames_it_declares() {
+        // The socket asks `send_slice` only for the declared frames; a declared frame the
+        // pattern then declines costs a second lock, and an undeclared one it would take
+        // is never offered.
+        use SocketType::*;
+        for kind in [
+            Pair, Pub, Sub, Req, Rep, Dealer, Router, Pull, Push, XPub, XSub, Stream,
+        ] {
+            let mut p = new_pattern(kind).unwrap();
+            let (mine, _theirs) = Pipe::pair(0, 0);
+            let meta = PeerMeta {
+                socket_type: SocketType::Dealer,
+                routing_id: Some(Bytes::from_static(b"peer")),
+                connect_routing_id: None,
+            };
+            p.attach(mine, Some(&meta));
+            let declared = p.slice_frames();
+            let more = p.send_slice(b"frame", true).is_some();
+            let last = p.send_slice(b"frame", false).is_some();
+            assert_eq!((last, more), (declared.last, declared.more), "{kind:?}");
+        }
     }
 }

@@ -35,6 +35,10 @@ impl Pattern for Pair {
         }
     }
 
+    fn slice_frames(&self) -> super::SliceFrames {
+        super::SliceFrames::LAST
+    }
+
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
         match &self.pipe {
             Some(p) if !more => p.out.push_copy(data).ok().map(Ok),

@@ -263,6 +263,14 @@ impl Pattern for Router {
         Ok(())
     }
 
+    fn slice_frames(&self) -> super::SliceFrames {
+        // The routing id is looked up, the body built in its slot.
+        super::SliceFrames {
+            last: true,
+            more: true,
+        }
+    }
+
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
         if !self.more_out {
             // The routing id is only looked up, never queued: no frame is built.

@@ -269,6 +269,15 @@ impl Pattern for XPub {
         Ok(())
     }
 
+    fn slice_frames(&self) -> super::SliceFrames {
+        // Frames other than a one-peer message's only one are built here, under the same
+        // lock.
+        super::SliceFrames {
+            last: true,
+            more: true,
+        }
+    }
+
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
         if more || self.more_out || self.peers.len() != 1 {
             // Inside a message, or not one peer to match: built, as `send` takes it.
