@@ -674,6 +674,33 @@ fn router_handover_between_id_and_body_still_delivers_the_body() {
 }
 
 #[test]
+fn router_handover_redirects_sends_to_a_peer_it_just_sent_to() {
+    // A ROUTER keeps the last peer it sent to (id and pipe) to skip the lookups of a
+    // stream of sends; a handover must send the next message to the new peer, and the
+    // rest of a message begun for the old one goes nowhere.
+    let ctx = Context::new();
+    let router = sock(&ctx, SocketType::Router);
+    router.set_int(opt::ROUTER_HANDOVER, 1).unwrap();
+    router.bind("inproc://handover-cached").unwrap();
+    let a = sock(&ctx, SocketType::Dealer);
+    a.set_option(opt::ROUTING_ID, b"X").unwrap();
+    a.connect("inproc://handover-cached").unwrap();
+    router.send_multipart([&b"X"[..], b"toA"], 0).unwrap();
+    assert_eq!(recv_bytes(&a), b"toA");
+    router.send(b"X", SNDMORE).unwrap();
+    let b = sock(&ctx, SocketType::Dealer);
+    b.set_option(opt::ROUTING_ID, b"X").unwrap();
+    b.connect("inproc://handover-cached").unwrap();
+    router.send(b"lost", 0).unwrap();
+    router.send_multipart([&b"X"[..], b"toB"], 0).unwrap();
+    assert_eq!(recv_bytes(&b), b"toB");
+    assert_silent(&a, 200);
+    assert_silent(&b, 100);
+    drop((router, a, b));
+    term(ctx);
+}
+
+#[test]
 fn router_pairs_each_body_with_its_own_peers_id_across_peers_and_disconnects() {
     // A ROUTER returns the id of a message it knows is queued and leaves the body in the
     // pipe. Queued messages of several peers (one silent, one leaving with messages

@@ -54,9 +54,10 @@ pub(crate) struct Router {
     more_in: bool,
     /// Where the frames of the message being sent go; `None` = dropping it.
     out: Option<u64>,
-    /// The last routing id sent to and its pipe (a stream of sends to one peer then
-    /// skips the id lookup); cleared whenever ids change.
-    last_out: Option<(Bytes, u64)>,
+    /// The last routing id sent to, its pipe's id and the pipe (a stream of sends to one
+    /// peer then skips both lookups, id and pipe); cleared whenever ids change or a pipe
+    /// goes.
+    last_out: Option<(Bytes, u64, Arc<Pipe>)>,
     /// The pipe last received from and its routing id frame (a stream of messages from
     /// one peer skips the pipe lookup); cleared whenever ids change or a pipe goes.
     last_in: Option<(u64, Msg)>,
@@ -108,44 +109,56 @@ impl Router {
     fn start_message(&mut self, rid: &[u8], more: bool) -> Result<()> {
         self.out = None;
         if more {
-            let cached = match &self.last_out {
-                Some((last, pid)) if last[..] == *rid => Some(*pid),
-                _ => None,
-            };
-            let found = cached.or_else(|| self.by_id.get(rid).copied());
-            if let Some(pid) = found {
-                if cached.is_none() {
-                    self.last_out = Some((Bytes::copy_from_slice(rid), pid));
+            let cached = matches!(&self.last_out, Some((last, _, _)) if last[..] == *rid);
+            if !cached {
+                match self.by_id.get(rid).and_then(|pid| self.pipes.get(pid)) {
+                    Some(peer) => {
+                        let pipe = peer.pipe.clone();
+                        self.last_out = Some((Bytes::copy_from_slice(rid), pipe.id, pipe));
+                    }
+                    None if self.mandatory => return Err(Error::HostUnreachable),
+                    None => {
+                        self.more_out = more;
+                        return Ok(());
+                    }
                 }
-                let p = &self.pipes[&pid].pipe;
-                if p.out.can_write() {
-                    self.out = Some(pid);
+            }
+            if let Some((_, pid, pipe)) = &self.last_out {
+                if pipe.out.can_write() {
+                    self.out = Some(*pid);
                 } else if self.mandatory {
                     return Err(Error::Again);
                 }
-            } else if self.mandatory {
-                return Err(Error::HostUnreachable);
             }
         }
         self.more_out = more;
         Ok(())
     }
 
+    /// The pipe the current message goes to, if any (`last_out`'s, without a lookup,
+    /// when it is that one: it is cleared when its pipe goes).
+    #[inline]
+    fn out_pipe(&self) -> Option<&Arc<Pipe>> {
+        let pid = self.out?;
+        match &self.last_out {
+            Some((_, last, pipe)) if *last == pid => Some(pipe),
+            _ => self.pipes.get(&pid).map(|p| &p.pipe),
+        }
+    }
+
     /// A frame after the routing id: to the chosen pipe, or dropped (no pipe, or it is
     /// full or gone: the rest of the message is dropped too).
     fn send_body(&mut self, msg: Msg) {
         self.more_out = msg.more();
-        if let Some(pid) = self.out {
-            let ok = match self.pipes.get(&pid) {
-                Some(p) => match p.pipe.out.push(msg) {
-                    Ok(()) => true,
-                    Err(PushError::Full(_)) | Err(PushError::Closed(_)) => false,
-                },
-                None => false,
-            };
-            if !ok {
-                self.out = None;
-            }
+        let ok = match self.out_pipe() {
+            Some(p) => match p.out.push(msg) {
+                Ok(()) => true,
+                Err(PushError::Full(_)) | Err(PushError::Closed(_)) => false,
+            },
+            None => false,
+        };
+        if !ok {
+            self.out = None;
         }
     }
 
@@ -153,9 +166,9 @@ impl Router {
     /// queue (`Queue::push_copy`).
     fn send_last_copy(&mut self, data: &[u8]) {
         self.more_out = false;
-        if let Some(p) = self.out.and_then(|pid| self.pipes.get(&pid)) {
+        if let Some(p) = self.out_pipe() {
             // Full or gone: the frame is dropped, as `send_body` drops it.
-            let _ = p.pipe.out.push_copy(data);
+            let _ = p.out.push_copy(data);
         }
     }
 
