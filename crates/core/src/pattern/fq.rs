@@ -114,6 +114,17 @@ impl FairQueue {
         false
     }
 
+    /// The next frame of the message being read into `out` (see `recv_frame_into`), with
+    /// its more flag; `Again` if none.
+    #[inline]
+    pub(crate) fn rest_frame_into(&mut self, out: &mut Msg) -> crate::error::Result<bool> {
+        if self.recv_frame_into(out) {
+            Ok(out.more())
+        } else {
+            Err(crate::error::Error::Again)
+        }
+    }
+
     /// Without taking it: the pipe whose next message is already known to be queued, if
     /// it is the current one. Stays on that pipe, so the following `recv_frame` calls
     /// return that message's frames. None (and nothing changed) otherwise: the caller

@@ -52,6 +52,11 @@ impl SliceFrames {
         last: true,
         more: false,
     };
+    /// Every frame.
+    pub(crate) const ALL: SliceFrames = SliceFrames {
+        last: true,
+        more: true,
+    };
 }
 
 /// A socket type's behaviour. All calls happen with the socket's lock held, except
@@ -81,8 +86,8 @@ pub(crate) trait Pattern: Send {
     /// Takes the next frame, `Err(Error::Again)` if none.
     fn recv(&mut self) -> Result<Msg>;
     /// [`recv`](Self::recv) into `out`, dropping what it held; on error `out` is
-    /// untouched (SUB: or empty, see its `recv_into`). The patterns on the hot path override it to hand `out` down to the
-    /// pipe (see `Queue::pop_into`).
+    /// untouched (SUB: or empty, see its `recv_into`). The patterns on the hot path
+    /// override it to hand `out` down to the pipe (see `Queue::pop_into`).
     #[inline]
     fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
         *out = self.recv()?;

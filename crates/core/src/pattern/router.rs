@@ -278,10 +278,7 @@ impl Pattern for Router {
 
     fn slice_frames(&self) -> super::SliceFrames {
         // The routing id is looked up, the body built in its slot.
-        super::SliceFrames {
-            last: true,
-            more: true,
-        }
+        super::SliceFrames::ALL
     }
 
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
@@ -312,10 +309,7 @@ impl Pattern for Router {
             return Ok(());
         }
         if self.more_in {
-            if !self.fq.recv_frame_into(out) {
-                return Err(Error::Again);
-            }
-            self.more_in = out.more();
+            self.more_in = self.fq.rest_frame_into(out)?;
             return Ok(());
         }
         // A message already known to be queued: return its routing id and leave the

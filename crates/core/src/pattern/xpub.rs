@@ -272,10 +272,7 @@ impl Pattern for XPub {
     fn slice_frames(&self) -> super::SliceFrames {
         // Frames other than a one-peer message's only one are built here, under the same
         // lock.
-        super::SliceFrames {
-            last: true,
-            more: true,
-        }
+        super::SliceFrames::ALL
     }
 
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {

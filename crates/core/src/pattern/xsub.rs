@@ -169,10 +169,7 @@ impl Pattern for XSub {
     /// empty message after any failed receive).
     fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
         if self.more_in {
-            if !self.fq.recv_frame_into(out) {
-                return Err(Error::Again);
-            }
-            self.more_in = out.more();
+            self.more_in = self.fq.rest_frame_into(out)?;
             return Ok(());
         }
         if let Some(m) = self.pending.take() {
