@@ -54,10 +54,9 @@ pub(crate) struct Router {
     more_in: bool,
     /// Where the frames of the message being sent go; `None` = dropping it.
     out: Option<u64>,
-    /// The last routing id sent to, its pipe's id and the pipe (a stream of sends to one
-    /// peer then skips both lookups, id and pipe); cleared whenever ids change or a pipe
-    /// goes.
-    last_out: Option<(Bytes, u64, Arc<Pipe>)>,
+    /// The last routing id sent to and its pipe (a stream of sends to one peer then skips
+    /// both lookups, id and pipe); cleared whenever ids change or a pipe goes.
+    last_out: Option<(Bytes, Arc<Pipe>)>,
     /// The pipe last received from and its routing id frame (a stream of messages from
     /// one peer skips the pipe lookup); cleared whenever ids change or a pipe goes.
     last_in: Option<(u64, Msg)>,
@@ -109,12 +108,11 @@ impl Router {
     fn start_message(&mut self, rid: &[u8], more: bool) -> Result<()> {
         self.out = None;
         if more {
-            let cached = matches!(&self.last_out, Some((last, _, _)) if last[..] == *rid);
+            let cached = matches!(&self.last_out, Some((last, _)) if last[..] == *rid);
             if !cached {
                 match self.by_id.get(rid).and_then(|pid| self.pipes.get(pid)) {
                     Some(peer) => {
-                        let pipe = peer.pipe.clone();
-                        self.last_out = Some((Bytes::copy_from_slice(rid), pipe.id, pipe));
+                        self.last_out = Some((Bytes::copy_from_slice(rid), peer.pipe.clone()));
                     }
                     None if self.mandatory => return Err(Error::HostUnreachable),
                     None => {
@@ -123,9 +121,9 @@ impl Router {
                     }
                 }
             }
-            if let Some((_, pid, pipe)) = &self.last_out {
+            if let Some((_, pipe)) = &self.last_out {
                 if pipe.out.can_write() {
-                    self.out = Some(*pid);
+                    self.out = Some(pipe.id);
                 } else if self.mandatory {
                     return Err(Error::Again);
                 }
@@ -141,7 +139,7 @@ impl Router {
     fn out_pipe(&self) -> Option<&Arc<Pipe>> {
         let pid = self.out?;
         match &self.last_out {
-            Some((_, last, pipe)) if *last == pid => Some(pipe),
+            Some((_, pipe)) if pipe.id == pid => Some(pipe),
             _ => self.pipes.get(&pid).map(|p| &p.pipe),
         }
     }
