@@ -38,6 +38,7 @@ macro_rules! combos {
 combos! {
     linger_delivers_after_close_connecting => linger_connecting;
     linger_delivers_after_close_bound => linger_bound;
+    linger_delivers_to_a_pair_after_close => linger_pair;
     stream_of_small_messages => stream_of_small_messages;
     many_request_reply_round_trips => many_round_trips;
     heartbeats_keep_idle_connection => heartbeats_keep_idle_connection;
@@ -86,12 +87,22 @@ fn linger_message(i: usize) -> Vec<Vec<u8>> {
     vec![format!("{i}").into_bytes(), pattern(16 * 1024, i as u64)]
 }
 
-/// `sender_lib`'s PUSH queues messages and is closed at once (LINGER 5000) with its
-/// context terminated; every message must still reach `receiver_lib`'s PULL.
+/// `sender_lib`'s PUSH (or `kinds`' sender) queues messages and is closed at once (LINGER
+/// 5000) with its context terminated; every message must still reach `receiver_lib`'s
+/// PULL (or `kinds`' receiver), read after the sender's connection is gone.
 fn linger(sender_lib: Lib, receiver_lib: Lib, sender_binds: bool) {
+    linger_with(sender_lib, receiver_lib, sender_binds, (Push, Pull));
+}
+
+fn linger_with(
+    sender_lib: Lib,
+    receiver_lib: Lib,
+    sender_binds: bool,
+    kinds: (SocketType, SocketType),
+) {
     let h = Harness::new();
-    let pull = h.peer(receiver_lib, Pull);
-    let (push, ctx) = own_socket(sender_lib, Push);
+    let pull = h.peer(receiver_lib, kinds.1);
+    let (push, ctx) = own_socket(sender_lib, kinds.0);
     push.s.set_int(zmq::LINGER, 5000).expect("LINGER");
     if sender_binds {
         let ep = h.bind(push.s.as_ref(), Transport::Tcp);
@@ -126,6 +137,11 @@ fn linger_connecting(sender_lib: Lib, receiver_lib: Lib) {
 
 fn linger_bound(sender_lib: Lib, receiver_lib: Lib) {
     linger(sender_lib, receiver_lib, true);
+}
+
+/// A PAIR reads what its peer queued before it left (ferromq dropped it with the pipe).
+fn linger_pair(sender_lib: Lib, receiver_lib: Lib) {
+    linger_with(sender_lib, receiver_lib, false, (Pair, Pair));
 }
 
 /// 20 000 messages of 0 to 299 bytes from `sender_lib` to `receiver_lib`: many frames

@@ -359,6 +359,38 @@ fn stream_socket_talks_raw_tcp() {
 }
 
 #[test]
+fn stream_delivers_what_a_client_sent_before_closing() {
+    // A raw client that writes and closes at once: its data comes before the disconnect
+    // notification, as libzmq delivers it (ferromq dropped the data with the pipe).
+    use std::io::Write;
+    let ctx = Context::new();
+    let stream = ctx.socket(SocketType::Stream).unwrap();
+    stream.set_int(RCVTIMEO, 5000).unwrap();
+    stream.bind("tcp://127.0.0.1:*").unwrap();
+    let ep = last_endpoint(&stream);
+    let mut client = std::net::TcpStream::connect(ep.trim_start_matches("tcp://")).unwrap();
+    client.write_all(b"hello").unwrap();
+    drop(client);
+    let note = stream.recv_multipart(0).unwrap();
+    assert_eq!(note.len(), 2);
+    assert!(note[1].is_empty(), "connect notification first");
+    let id = note[0].data().to_vec();
+    let mut got = Vec::new();
+    loop {
+        let parts = stream.recv_multipart(0).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].data(), &id[..]);
+        if parts[1].is_empty() {
+            break; // the disconnect notification
+        }
+        got.extend_from_slice(parts[1].data());
+    }
+    assert_eq!(got, b"hello", "data before the disconnect notification");
+    drop(stream);
+    ctx.term().unwrap();
+}
+
+#[test]
 fn inproc_disconnect_stops_delivery_both_ways() {
     let ctx = Context::new();
     let push = ctx.socket(SocketType::Push).unwrap();

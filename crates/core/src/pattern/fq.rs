@@ -31,6 +31,22 @@ impl FairQueue {
         let _ = pipe_id;
     }
 
+    /// True while `pipe_id` is one of the pipes read (a detached pipe stays until drained).
+    pub(crate) fn holds(&self, pipe_id: u64) -> bool {
+        self.pipes.iter().any(|p| p.id == pipe_id)
+    }
+
+    /// Drops a pipe after handing `each` the frames still queued on it, in order.
+    pub(crate) fn remove_after(&mut self, pipe_id: u64, mut each: impl FnMut(Msg)) {
+        if let Some(p) = self.pipes.iter().find(|p| p.id == pipe_id) {
+            let mut m = Msg::new();
+            while p.inq.pop_into(&mut m) {
+                each(std::mem::take(&mut m));
+            }
+        }
+        self.remove(pipe_id);
+    }
+
     /// Drops a pipe at once (unread frames are discarded).
     pub(crate) fn remove(&mut self, pipe_id: u64) {
         if let Some(i) = self.pipes.iter().position(|p| p.id == pipe_id) {

@@ -9,6 +9,25 @@ use std::sync::Arc;
 #[derive(Default)]
 pub(crate) struct Pair {
     pipe: Option<Arc<Pipe>>,
+    /// Pipes of peers that left with messages still queued, oldest first: read to their
+    /// end before the current peer's messages, as libzmq reads a pipe up to its end.
+    leaving: Vec<Arc<Pipe>>,
+}
+
+impl Pair {
+    /// The next message of a peer that left, if any is queued.
+    fn recv_leaving(&mut self, out: &mut Msg) -> bool {
+        while let Some(p) = self.leaving.first() {
+            if p.inq.pop_into(out) {
+                return true;
+            }
+            if !p.inq.is_finished() {
+                return false;
+            }
+            self.leaving.remove(0);
+        }
+        false
+    }
 }
 
 impl Pattern for Pair {
@@ -22,7 +41,9 @@ impl Pattern for Pair {
 
     fn detach(&mut self, pipe_id: u64) {
         if self.pipe.as_ref().is_some_and(|p| p.id == pipe_id) {
-            self.pipe = None;
+            if let Some(p) = self.pipe.take().filter(|p| !p.inq.is_finished()) {
+                self.leaving.push(p);
+            }
         }
     }
 
@@ -47,13 +68,15 @@ impl Pattern for Pair {
     }
 
     fn recv(&mut self) -> Result<Msg> {
-        self.pipe
-            .as_ref()
-            .and_then(|p| p.inq.pop())
-            .ok_or(Error::Again)
+        let mut m = Msg::new();
+        self.recv_into(&mut m)?;
+        Ok(m)
     }
 
     fn recv_into(&mut self, out: &mut Msg) -> Result<()> {
+        if !self.leaving.is_empty() && self.recv_leaving(out) {
+            return Ok(());
+        }
         match &self.pipe {
             Some(p) if p.inq.pop_into(out) => Ok(()),
             _ => Err(Error::Again),
@@ -66,5 +89,6 @@ impl Pattern for Pair {
 
     fn can_recv(&mut self) -> bool {
         self.pipe.as_ref().is_some_and(|p| p.inq.readable())
+            || self.leaving.iter().any(|p| p.inq.readable())
     }
 }

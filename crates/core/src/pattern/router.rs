@@ -60,6 +60,10 @@ pub(crate) struct Router {
     /// The pipe last received from and its routing id frame (a stream of messages from
     /// one peer skips the pipe lookup); cleared whenever ids change or a pipe goes.
     last_in: Option<(u64, Msg)>,
+    /// Routing id frames of peers gone while their pipes still held messages: those are
+    /// read to the end with the id they came with, as libzmq does. Entries of pipes the
+    /// fair queue has dropped are pruned at the next detach.
+    gone: PipeMap<Msg>,
     more_out: bool,
     mandatory: bool,
     handover: bool,
@@ -83,6 +87,7 @@ impl Router {
             out: None,
             last_out: None,
             last_in: None,
+            gone: PipeMap::default(),
             more_out: false,
             mandatory: false,
             handover: false,
@@ -253,9 +258,19 @@ impl Pattern for Router {
     }
 
     fn detach(&mut self, pipe_id: u64) {
-        if let Some(Peer { rid: Some(rid), .. }) = self.pipes.remove(&pipe_id) {
+        let fq = &self.fq;
+        self.gone.retain(|id, _| fq.holds(*id));
+        if let Some(Peer {
+            rid: Some(rid),
+            head,
+            pipe,
+        }) = self.pipes.remove(&pipe_id)
+        {
             if self.by_id.get(&rid) == Some(&pipe_id) {
                 self.by_id.remove(&rid);
+            }
+            if !pipe.inq.is_finished() {
+                self.gone.insert(pipe_id, head);
             }
         }
         self.last_out = None;
@@ -325,14 +340,22 @@ impl Pattern for Router {
                 self.last_in = Some((pipe, p.head.clone()));
                 return Ok(());
             }
+            if let Some(head) = self.gone.get(&pipe) {
+                self.more_in = true;
+                out.clone_from(head);
+                return Ok(());
+            }
             // No id: the loop below reads the message from this pipe and discards it.
         }
         loop {
             let m = self.fq.recv_frame().ok_or(Error::Again)?;
-            let head = match self.pipes.get(&self.fq.last_pipe()) {
+            let from = self.fq.last_pipe();
+            let head = match self.pipes.get(&from) {
                 Some(p) if p.rid.is_some() => p.head.clone(),
+                _ if self.gone.contains_key(&from) => self.gone[&from].clone(),
                 _ => {
-                    // From a pipe without an id (refused or gone): discard the message.
+                    // From a pipe without an id (refused, or gone before it had one):
+                    // discard the message.
                     let mut more = m.more();
                     while more {
                         more = self.fq.recv().is_some_and(|(x, _)| x.more());

@@ -66,11 +66,21 @@ impl Pattern for Stream {
     }
 
     fn detach(&mut self, pipe_id: u64) {
-        if let Some((_, rid)) = self.pipes.remove(&pipe_id) {
-            self.by_id.remove(&rid);
-            self.announce(&rid);
-        }
-        self.fq.remove(pipe_id);
+        let Some((_, rid)) = self.pipes.remove(&pipe_id) else {
+            self.fq.remove(pipe_id);
+            return;
+        };
+        self.by_id.remove(&rid);
+        // What the peer sent before it closed comes first, then the notification.
+        let pending = &mut self.pending;
+        self.fq.remove_after(pipe_id, |mut data| {
+            let mut head = Msg::from_bytes(rid.clone());
+            head.set_more(true);
+            data.set_more(false);
+            pending.push_back(head);
+            pending.push_back(data);
+        });
+        self.announce(&rid);
     }
 
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
