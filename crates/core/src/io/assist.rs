@@ -3,9 +3,9 @@
 //! wake-up of a sleeping thread costs 20-30 µs, more than the whole protocol work.
 //!
 //! - Send: a message queued on a connection whose writer side was idle is written by the
-//!   sending thread at once (one syscall, no I/O-thread wake), unless this connection was
-//!   written inline a moment ago: then the sender is streaming, and the I/O thread batches
-//!   (one write per batch, as before).
+//!   sending thread at once (one syscall, no I/O-thread wake), unless this connection, or
+//!   any connection by this thread, was written inline a moment ago: then the sender is
+//!   streaming, and the I/O thread batches (one write per batch, as before).
 //! - Receive: a receive that finds nothing queued reads the connection itself, also while
 //!   it spins before sleeping, so a reply is taken from the kernel by the thread that
 //!   waits for it. While it waits it also writes what the kernel had no room for yet (a
@@ -22,14 +22,25 @@
 use super::conn::Conn;
 use super::reactor::ReactorShared;
 use crate::signal::{SelfServe, Watched, MAX_SELF_SERVED};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Instant;
 
-/// A connection flushed inline less than this long ago is streaming: leave the next
-/// message to the I/O thread's batch. Shorter than any round trip (a reply cannot arrive
-/// sooner), longer than a sender's gap between two queued messages (well under 1 µs).
+/// A connection flushed inline less than this long ago, or by a thread that flushed any
+/// connection inline less than this long ago, is streaming: leave the next message to the
+/// I/O thread's batch. Shorter than any round trip (a reply cannot arrive sooner), longer
+/// than a sender's gap between two queued messages (well under 1 µs).
 const STREAMING_GAP_NS: u64 = 3_000;
+
+thread_local! {
+    /// When this thread last finished an inline flush, on any connection (`now_ns`). A
+    /// thread streaming to several connections (a PUB's subscribers, one DEALER per
+    /// peer) comes back to each one only after writing to all the others: measured per
+    /// connection alone, its gap grew with their number, and past about three it passed
+    /// `STREAMING_GAP_NS`, so that every message cost a `send` per connection.
+    static THREAD_LAST_INLINE_NS: Cell<u64> = const { Cell::new(0) };
+}
 
 pub(super) fn now_ns() -> u64 {
     static BASE: OnceLock<Instant> = OnceLock::new();
@@ -70,8 +81,11 @@ impl ConnHandle {
     /// The socket queued output while the connection's writer side was idle: write it now
     /// from this thread, or leave it to the I/O thread.
     pub(crate) fn output_ready(&self) {
-        let since = now_ns().saturating_sub(self.last_inline_ns.load(Ordering::Relaxed));
-        if since >= STREAMING_GAP_NS {
+        let last = self
+            .last_inline_ns
+            .load(Ordering::Relaxed)
+            .max(THREAD_LAST_INLINE_NS.with(Cell::get));
+        if now_ns().saturating_sub(last) >= STREAMING_GAP_NS {
             self.flush_or_schedule();
         } else {
             self.schedule();
@@ -92,7 +106,9 @@ impl ConnHandle {
     /// thread gets what is left, or all of it if another thread holds the connection.
     fn flush_or_schedule(&self) {
         if let Some(done) = self.try_flush() {
-            self.last_inline_ns.store(now_ns(), Ordering::Relaxed);
+            let now = now_ns();
+            self.last_inline_ns.store(now, Ordering::Relaxed);
+            THREAD_LAST_INLINE_NS.with(|t| t.set(now));
             if done {
                 return;
             }
