@@ -304,6 +304,23 @@ impl PoolRef {
     pub(crate) fn len(&self) -> usize {
         self.len as usize
     }
+
+    /// Adds `n` references to this body's block with one atomic add, for `n` clones
+    /// about to be made (a PUB's fan-out: one locked add per clone, on the line the
+    /// receivers release on, was 15 % of the sending thread's samples at 8 SUBs).
+    ///
+    /// # Safety
+    /// The caller then makes exactly `n` values that each own one of these references
+    /// (bitwise copies of this `PoolRef`, or of a `Msg` holding it).
+    pub(crate) unsafe fn add_refs(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        // SAFETY: we hold a reference, so the block is alive.
+        unsafe { self.block.as_ref() }
+            .refs
+            .fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 impl Clone for PoolRef {

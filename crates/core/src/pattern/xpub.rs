@@ -241,27 +241,26 @@ impl Pattern for XPub {
             msg.make_shared();
         }
         let mut failed = Vec::new();
-        // The last target gets the message itself: a clone and a drop would be two
-        // atomic operations on a shared body's count, on the line the receiver releases.
-        let last = self
+        let mut targets = self
             .peers
             .iter()
-            .rposition(|p| self.targets.contains(&p.pipe.id));
-        let mut msg = Some(msg);
-        for (i, p) in self.peers.iter().enumerate() {
-            if !self.targets.contains(&p.pipe.id) {
-                continue;
+            .filter(|p| self.targets.contains(&p.pipe.id));
+        let mut push = |p: &Peer, m: Msg| {
+            if p.pipe.out.push(m).is_err() {
+                failed.push(p.pipe.id);
             }
-            let m = if Some(i) == last {
-                msg.take()
-            } else {
-                msg.clone()
-            };
-            let Some(m) = m else { break };
-            match p.pipe.out.push(m) {
-                Ok(()) => {}
-                Err(PushError::Full(_)) | Err(PushError::Closed(_)) => failed.push(p.pipe.id),
+        };
+        // All targets but the last get clones, counted with one atomic add; the last
+        // gets the message itself (a clone and a drop would be two more, on the line the
+        // receivers release on).
+        let n = self.targets.len();
+        msg.clones(n.saturating_sub(1), |m| {
+            if let Some(p) = targets.next() {
+                push(p, m);
             }
+        });
+        if let Some(p) = targets.next() {
+            push(p, msg);
         }
         // A peer that missed the first frame misses the whole message.
         self.targets.retain(|t| !failed.contains(t));
