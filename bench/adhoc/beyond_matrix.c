@@ -14,6 +14,9 @@
  *              takes [id, body]; msg/s counts messages
  *   pollmany   PUSH -> PULL plus N-1 idle PULL sockets; the receiver polls all N before
  *              each drain; msg/s counts messages
+ *   topics     PUB -> one SUB subscribed to N topics ("topic-00000"...); the PUB sends
+ *              each message to the next topic in turn (SIZE bytes, topic first); msg/s
+ *              counts messages
  * Prints "MODE TRANSPORT SIZE N: X msg/s".
  */
 #include <pthread.h>
@@ -24,14 +27,14 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#define MAXN 512
+#define MAXN 100000
 
 static void *ctx;
 static const char *mode;
 static size_t size;
 static long count;
 static int n;
-static char endpoints[MAXN][256];
+static char endpoints[512][256];
 static int nend;
 
 static double now_s(void)
@@ -74,9 +77,9 @@ static void *sender(void *arg)
 {
     (void)arg;
     char *buf = calloc(1, size + 1);
-    void *socks[MAXN];
+    static void *socks[512];
     int ns = 0;
-    if (strcmp(mode, "fanout") == 0) {
+    if (strcmp(mode, "fanout") == 0 || strcmp(mode, "topics") == 0) {
         socks[ns++] = zmq_socket(ctx, ZMQ_PUB);
         zero_hwm(socks[0]);
         check(zmq_connect(socks[0], endpoints[0]), "connect");
@@ -97,12 +100,18 @@ static void *sender(void *arg)
     }
     /* Subscriptions and connections settle before the timed part: a PUB drops what it
        sends before a SUB's subscription has arrived, so send a probe until one lands. */
-    if (strcmp(mode, "fanout") == 0) {
+    if (strcmp(mode, "fanout") == 0 || strcmp(mode, "topics") == 0) {
         struct timespec d = {0, 200 * 1000 * 1000};
         nanosleep(&d, NULL);
     }
     for (long i = 0; i < count; i++) {
-        if (strcmp(mode, "multipart") == 0) {
+        if (strcmp(mode, "topics") == 0) {
+            /* "topic-%05d" then the rest of the body (SIZE >= 11). */
+            char t[24];
+            snprintf(t, sizeof t, "topic-%05ld", i % n);
+            memcpy(buf, t, 11);
+            check(zmq_send(socks[0], buf, size, 0), "send");
+        } else if (strcmp(mode, "multipart") == 0) {
             for (int f = 0; f < n - 1; f++)
                 check(zmq_send(socks[0], buf, size, ZMQ_SNDMORE), "send");
             check(zmq_send(socks[0], buf, size, 0), "send");
@@ -122,7 +131,7 @@ static void *sender(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: %s fanout|multipart|manypeers|pollmany tcp|ipc|inproc SIZE COUNT [N]\n",
+        fprintf(stderr, "usage: %s fanout|multipart|manypeers|pollmany|topics tcp|ipc|inproc SIZE COUNT [N]\n",
                 argv[0]);
         return 2;
     }
@@ -131,10 +140,12 @@ int main(int argc, char **argv)
     size = (size_t)atol(argv[3]);
     count = atol(argv[4]);
     n = argc > 5 ? atoi(argv[5]) : 8;
-    if (n < 1 || n > MAXN)
+    if (n < 1 || n > MAXN || (strcmp(mode, "topics") != 0 && n > 512))
         return 2;
+    if (strcmp(mode, "topics") == 0 && size < 11)
+        size = 11;
     ctx = zmq_ctx_new();
-    void *recv[MAXN];
+    static void *recv[512];
     int nrecv;
     if (strcmp(mode, "fanout") == 0) {
         nrecv = n;
@@ -145,6 +156,17 @@ int main(int argc, char **argv)
             bind_any(recv[k], transport, k);
         }
         nend = n;
+    } else if (strcmp(mode, "topics") == 0) {
+        nrecv = 1;
+        recv[0] = zmq_socket(ctx, ZMQ_SUB);
+        zero_hwm(recv[0]);
+        for (int k = 0; k < n; k++) {
+            char t[24];
+            snprintf(t, sizeof t, "topic-%05d", k);
+            zmq_setsockopt(recv[0], ZMQ_SUBSCRIBE, t, 11);
+        }
+        bind_any(recv[0], transport, 0);
+        nend = 1;
     } else if (strcmp(mode, "manypeers") == 0) {
         nrecv = 1;
         recv[0] = zmq_socket(ctx, ZMQ_ROUTER);
@@ -165,7 +187,7 @@ int main(int argc, char **argv)
     long expect = strcmp(mode, "fanout") == 0 ? count * n : count;
     long got = 0;
     double t0 = 0;
-    zmq_pollitem_t items[MAXN];
+    static zmq_pollitem_t items[512];
     while (got < expect) {
         if (strcmp(mode, "fanout") == 0 || strcmp(mode, "pollmany") == 0) {
             for (int k = 0; k < nrecv; k++) {

@@ -2,7 +2,7 @@
 //! peers at their high-water mark miss it (unless XPUB_NODROP). XPUB also hands
 //! (un)subscriptions up to the application: first ones only, or all with XPUB_VERBOSE.
 
-use super::subs::{parse_subscription, Topics};
+use super::subs::{parse_subscription, PrefixSet, Topics};
 use super::{Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
@@ -15,7 +15,7 @@ use std::sync::Arc;
 struct Peer {
     pipe: Arc<Pipe>,
     /// What this peer subscribed to: a set (subscribing twice is one subscription).
-    topics: HashSet<Bytes>,
+    topics: PrefixSet,
     /// XPUB_MANUAL: what the peer asked for, reported as cancels when it leaves.
     requested: HashSet<Bytes>,
     /// Inside a multipart message read from this peer (not a subscription).
@@ -28,7 +28,7 @@ struct Peer {
 
 impl Peer {
     fn wants(&self, data: &[u8]) -> bool {
-        self.everything || self.topics.iter().any(|t| data.starts_with(t))
+        self.everything || self.topics.matches(data)
     }
 }
 
@@ -155,7 +155,7 @@ impl XPub {
         if let Some(i) = self.peers.iter().position(|p| p.pipe.id == pipe_id) {
             let peer = self.peers.remove(i);
             let mut gone = Vec::new();
-            for t in &peer.topics {
+            for t in peer.topics.iter() {
                 if self.all.remove(t) || self.verboser {
                     gone.push(t.clone());
                 }
@@ -182,7 +182,7 @@ impl Pattern for XPub {
         }
         self.peers.push(Peer {
             pipe,
-            topics: HashSet::new(),
+            topics: PrefixSet::default(),
             requested: HashSet::new(),
             reading_more: false,
             everything: false,
