@@ -175,6 +175,18 @@ impl XPub {
     }
 }
 
+/// The peers named in `targets`, which lists pipe ids in `peers`' order (built in that
+/// order; peers are appended, and a removed one leaves `targets` too): one walk, where a
+/// `contains` per peer cost peers × targets per message (40,000 at 200 subscribers).
+fn in_targets<'a>(peers: &'a [Peer], targets: &'a [u64]) -> impl Iterator<Item = &'a Peer> {
+    let mut next = 0;
+    peers.iter().filter(move |p| {
+        let hit = targets.get(next) == Some(&p.pipe.id);
+        next += usize::from(hit);
+        hit
+    })
+}
+
 impl Pattern for XPub {
     fn attach(&mut self, pipe: Arc<Pipe>, _meta: Option<&PeerMeta>) {
         if let Some(w) = &self.welcome {
@@ -209,10 +221,8 @@ impl Pattern for XPub {
             // One target: its push below refuses the message instead (no second look at
             // the pipe's writer side per message).
             if self.nodrop && self.targets.len() > 1 {
-                let full = self
-                    .peers
-                    .iter()
-                    .any(|p| self.targets.contains(&p.pipe.id) && !p.pipe.out.can_write());
+                let full =
+                    in_targets(&self.peers, &self.targets).any(|p| !p.pipe.out.can_write());
                 if full {
                     return Err((Error::Again, msg));
                 }
@@ -241,10 +251,7 @@ impl Pattern for XPub {
             msg.make_shared();
         }
         let mut failed = Vec::new();
-        let mut targets = self
-            .peers
-            .iter()
-            .filter(|p| self.targets.contains(&p.pipe.id));
+        let mut targets = in_targets(&self.peers, &self.targets);
         let mut push = |p: &Peer, m: Msg| {
             if p.pipe.out.push(m).is_err() {
                 failed.push(p.pipe.id);
@@ -262,6 +269,7 @@ impl Pattern for XPub {
         if let Some(p) = targets.next() {
             push(p, msg);
         }
+        drop(targets);
         // A peer that missed the first frame misses the whole message.
         self.targets.retain(|t| !failed.contains(t));
         self.more_out = more;
