@@ -7,6 +7,7 @@
 
 use ferromq_interop::{
     configure, parts, show, zmq, Errno, Harness, Lib, LibZmq, Peer, SocketType, Transport,
+    ZmqContext,
 };
 use std::time::{Duration, Instant};
 use SocketType::*;
@@ -250,15 +251,14 @@ fn unknown_id_dropped_without_mandatory(router_lib: Lib, peer_lib: Lib) {
     );
 }
 
-fn mandatory_after_peer_disconnects(router_lib: Lib, peer_lib: Lib) {
-    let h = Harness::new();
-    let router = h.peer(router_lib, Router);
-    router
-        .s
-        .set_int(zmq::ROUTER_MANDATORY, 1)
-        .expect("ROUTER_MANDATORY");
-    let ep = h.bind(router.s.as_ref(), Transport::Tcp);
-    // The peer lives in a context of its own so that it can be fully shut down.
+/// A DEALER with routing id "leaving" and `linger`, connected to `ep`, in a context of its
+/// own so that it can be fully shut down (drop the peer, then the contexts, then term the
+/// ferromq one).
+fn leaving_dealer(
+    peer_lib: Lib,
+    ep: &str,
+    linger: i32,
+) -> (Peer, Option<ZmqContext>, ferromq::Context) {
     let peer_ctx = match peer_lib {
         Lib::Ferro => None,
         Lib::Zmq => Some(LibZmq::get().ctx_new()),
@@ -269,11 +269,24 @@ fn mandatory_after_peer_disconnects(router_lib: Lib, peer_lib: Lib) {
         None => Peer::new(Box::new(ferro_ctx.socket(Dealer).expect("socket")), Dealer),
     };
     configure(dealer.s.as_ref());
+    dealer.s.set_int(zmq::LINGER, linger).expect("LINGER");
     dealer
         .s
         .set_bytes(zmq::ROUTING_ID, b"leaving")
         .expect("ROUTING_ID");
-    dealer.s.connect(&ep).expect("connect");
+    dealer.s.connect(ep).expect("connect");
+    (dealer, peer_ctx, ferro_ctx)
+}
+
+fn mandatory_after_peer_disconnects(router_lib: Lib, peer_lib: Lib) {
+    let h = Harness::new();
+    let router = h.peer(router_lib, Router);
+    router
+        .s
+        .set_int(zmq::ROUTER_MANDATORY, 1)
+        .expect("ROUTER_MANDATORY");
+    let ep = h.bind(router.s.as_ref(), Transport::Tcp);
+    let (dealer, peer_ctx, ferro_ctx) = leaving_dealer(peer_lib, &ep, 0);
     router.send_routed(b"leaving", &parts(&[b"hello"]));
     dealer.expect(&parts(&[b"hello"]), &router);
     drop(dealer);
@@ -303,23 +316,7 @@ fn messages_of_a_peer_that_left_keep_its_id(router_lib: Lib, peer_lib: Lib) {
     let h = Harness::new();
     let router = h.peer(router_lib, Router);
     let ep = h.bind(router.s.as_ref(), Transport::Tcp);
-    // The peer lives in a context of its own, so that its end is certain before reading.
-    let peer_ctx = match peer_lib {
-        Lib::Ferro => None,
-        Lib::Zmq => Some(LibZmq::get().ctx_new()),
-    };
-    let ferro_ctx = ferromq::Context::new();
-    let dealer = match &peer_ctx {
-        Some(c) => Peer::new(Box::new(c.socket(Dealer).expect("socket")), Dealer),
-        None => Peer::new(Box::new(ferro_ctx.socket(Dealer).expect("socket")), Dealer),
-    };
-    configure(dealer.s.as_ref());
-    dealer.s.set_int(zmq::LINGER, -1).expect("LINGER");
-    dealer
-        .s
-        .set_bytes(zmq::ROUTING_ID, b"leaving")
-        .expect("ROUTING_ID");
-    dealer.s.connect(&ep).expect("connect");
+    let (dealer, peer_ctx, ferro_ctx) = leaving_dealer(peer_lib, &ep, -1);
     let bodies: [&[u8]; 3] = [b"m0", b"m1", b"m2"];
     for body in bodies {
         dealer.send_strs(&[body]);

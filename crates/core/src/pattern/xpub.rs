@@ -221,8 +221,7 @@ impl Pattern for XPub {
             // One target: its push below refuses the message instead (no second look at
             // the pipe's writer side per message).
             if self.nodrop && self.targets.len() > 1 {
-                let full =
-                    in_targets(&self.peers, &self.targets).any(|p| !p.pipe.out.can_write());
+                let full = in_targets(&self.peers, &self.targets).any(|p| !p.pipe.out.can_write());
                 if full {
                     return Err((Error::Again, msg));
                 }
