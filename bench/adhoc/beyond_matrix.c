@@ -14,6 +14,9 @@
  *              takes [id, body]; msg/s counts messages
  *   pollmany   PUSH -> PULL plus N-1 idle PULL sockets; the receiver polls all N before
  *              each drain; msg/s counts messages
+ *   subtopics  one PUB, N SUBs each subscribed to a topic of its own ("topic-%05d" k);
+ *              the PUB sends each message to the next topic in turn, so each reaches
+ *              one SUB; msg/s counts deliveries
  *   topics     PUB -> one SUB subscribed to N topics ("topic-00000"...); the PUB sends
  *              each message to the next topic in turn (SIZE bytes, topic first); msg/s
  *              counts messages
@@ -79,7 +82,8 @@ static void *sender(void *arg)
     char *buf = calloc(1, size + 1);
     static void *socks[512];
     int ns = 0;
-    if (strcmp(mode, "fanout") == 0 || strcmp(mode, "topics") == 0) {
+    if (strcmp(mode, "fanout") == 0 || strcmp(mode, "topics") == 0 ||
+        strcmp(mode, "subtopics") == 0) {
         socks[ns++] = zmq_socket(ctx, ZMQ_PUB);
         zero_hwm(socks[0]);
         check(zmq_connect(socks[0], endpoints[0]), "connect");
@@ -100,12 +104,13 @@ static void *sender(void *arg)
     }
     /* Subscriptions and connections settle before the timed part: a PUB drops what it
        sends before a SUB's subscription has arrived, so send a probe until one lands. */
-    if (strcmp(mode, "fanout") == 0 || strcmp(mode, "topics") == 0) {
+    if (strcmp(mode, "fanout") == 0 || strcmp(mode, "topics") == 0 ||
+        strcmp(mode, "subtopics") == 0) {
         struct timespec d = {0, 200 * 1000 * 1000};
         nanosleep(&d, NULL);
     }
     for (long i = 0; i < count; i++) {
-        if (strcmp(mode, "topics") == 0) {
+        if (strcmp(mode, "topics") == 0 || strcmp(mode, "subtopics") == 0) {
             /* "topic-%05d" then the rest of the body (SIZE >= 11). */
             char t[24];
             snprintf(t, sizeof t, "topic-%05ld", i % n);
@@ -131,7 +136,7 @@ static void *sender(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: %s fanout|multipart|manypeers|pollmany|topics tcp|ipc|inproc SIZE COUNT [N]\n",
+        fprintf(stderr, "usage: %s fanout|multipart|manypeers|pollmany|topics|subtopics tcp|ipc|inproc SIZE COUNT [N]\n",
                 argv[0]);
         return 2;
     }
@@ -142,17 +147,22 @@ int main(int argc, char **argv)
     n = argc > 5 ? atoi(argv[5]) : 8;
     if (n < 1 || n > MAXN || (strcmp(mode, "topics") != 0 && n > 512))
         return 2;
-    if (strcmp(mode, "topics") == 0 && size < 11)
+    if ((strcmp(mode, "topics") == 0 || strcmp(mode, "subtopics") == 0) && size < 11)
         size = 11;
     ctx = zmq_ctx_new();
     static void *recv[512];
     int nrecv;
-    if (strcmp(mode, "fanout") == 0) {
+    if (strcmp(mode, "fanout") == 0 || strcmp(mode, "subtopics") == 0) {
         nrecv = n;
         for (int k = 0; k < n; k++) {
             recv[k] = zmq_socket(ctx, ZMQ_SUB);
             zero_hwm(recv[k]);
-            zmq_setsockopt(recv[k], ZMQ_SUBSCRIBE, "", 0);
+            char t[24];
+            snprintf(t, sizeof t, "topic-%05d", k);
+            if (strcmp(mode, "fanout") == 0)
+                zmq_setsockopt(recv[k], ZMQ_SUBSCRIBE, "", 0);
+            else
+                zmq_setsockopt(recv[k], ZMQ_SUBSCRIBE, t, 11);
             bind_any(recv[k], transport, k);
         }
         nend = n;
@@ -189,7 +199,8 @@ int main(int argc, char **argv)
     double t0 = 0;
     static zmq_pollitem_t items[512];
     while (got < expect) {
-        if (strcmp(mode, "fanout") == 0 || strcmp(mode, "pollmany") == 0) {
+        if (strcmp(mode, "fanout") == 0 || strcmp(mode, "pollmany") == 0 ||
+            strcmp(mode, "subtopics") == 0) {
             for (int k = 0; k < nrecv; k++) {
                 items[k].socket = recv[k];
                 items[k].fd = 0;
