@@ -202,7 +202,7 @@ pub(crate) fn wait(
             Some(s) => libc::pollfd {
                 // Sockets not asked about anything are not waited on (negative fd).
                 fd: if e.events & (ZMQ_POLLIN | ZMQ_POLLOUT) != 0 {
-                    s.fd()
+                    s.wait_fd()
                 } else {
                     -1
                 },
@@ -220,17 +220,28 @@ pub(crate) fn wait(
     // and claim them, then sleep on their descriptors too (see `PollServe`).
     let mut serve: Option<PollServe> = None;
     let mut served_pfds: Vec<libc::pollfd> = Vec::new();
+    // The first look leaves the sockets' eventfds as they are: when a socket is ready
+    // there is no sleep, and arming every eventfd made the next message to each of them
+    // cost its sender a write and this thread a read.
+    let mut armed = false;
     loop {
         let mut ready = 0;
         for e in entries.iter_mut() {
             e.revents = 0;
             if let Some(s) = e.sock {
-                // Also re-arms the socket's eventfd: any later change makes it readable.
-                e.revents = zmq_bits(s.events()?) & e.events;
+                // `events` also re-arms the socket's eventfd: any later change makes it
+                // readable.
+                let ev = if armed { s.events()? } else { s.events_peek()? };
+                e.revents = zmq_bits(ev) & e.events;
                 if e.revents != 0 {
                     ready += 1;
                 }
             }
+        }
+        if ready == 0 && timeout_ms != 0 && !armed {
+            // About to sleep on the eventfds: look again, arming them.
+            armed = true;
+            continue;
         }
         let wait_ms = if ready > 0 || timeout_ms == 0 {
             if !has_fds {
@@ -317,7 +328,7 @@ pub(crate) fn wait_for_change(socks: &[&Socket]) -> CResult<()> {
     let mut pfds: Vec<libc::pollfd> = socks
         .iter()
         .map(|s| libc::pollfd {
-            fd: s.fd(),
+            fd: s.wait_fd(),
             events: libc::POLLIN,
             revents: 0,
         })

@@ -745,18 +745,6 @@ impl Queue {
         }
     }
 
-    /// A value that changes whenever a frame is published or the writer closes, read
-    /// without the reader's lock: a reader that only looks for news now and then (XPUB's
-    /// subscriptions, at every send) skips its pop while the mark stays the same. None
-    /// means "look" (a conflating queue publishes no count; a closed writer must be seen).
-    #[inline]
-    pub(crate) fn news_mark(&self) -> Option<u64> {
-        if self.is_conflate() || self.writer_closed.load(Ordering::Acquire) {
-            return None;
-        }
-        Some(self.ring.published_count())
-    }
-
     /// Takes the next frame, if a whole message (or the rest of one being read) is queued.
     #[inline]
     pub(crate) fn pop(&self) -> Option<Msg> {
@@ -1182,24 +1170,20 @@ mod tests {
     }
 
     #[test]
-    fn the_news_mark_moves_with_each_publish_and_gives_way_when_the_writer_closes() {
+    fn a_read_out_queue_wakes_its_reader_at_the_next_publish_and_at_close() {
+        // XPUB reads its subscribers' queues only when its signal moved: every frame
+        // published after a read-out, and the writer's close, must move it.
         let q = Queue::new(0);
-        let empty = q.news_mark();
-        assert!(empty.is_some());
-        // A frame with more to come is not published yet: no news.
-        let mut part = Msg::copy_from(b"part");
-        part.set_more(true);
-        assert!(q.push(part).is_ok());
-        assert_eq!(q.news_mark(), empty);
-        assert!(q.push(Msg::copy_from(b"last")).is_ok());
-        let one = q.news_mark();
-        assert_ne!(one, empty);
-        // Reading does not move it: a reader that read up to its mark has no news.
-        while q.pop().is_some() {}
-        assert_eq!(q.news_mark(), one);
-        assert!(q.push(Msg::copy_from(b"again")).is_ok());
-        assert_ne!(q.news_mark(), one);
+        let sig = Arc::new(Signal::new().unwrap());
+        q.set_reader(Waker::Socket(sig.clone()));
+        for _ in 0..3 {
+            let seen = sig.generation();
+            assert!(q.push(Msg::copy_from(b"sub")).is_ok());
+            assert!(sig.moved_from(seen));
+            while q.pop().is_some() {}
+        }
+        let seen = sig.generation();
         q.close_writer();
-        assert_eq!(q.news_mark(), None);
+        assert!(sig.moved_from(seen));
     }
 }

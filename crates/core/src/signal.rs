@@ -265,6 +265,9 @@ pub(crate) struct Signal {
     waiters: AtomicU64,
     fd: RawFd,
     fd_armed: AtomicBool,
+    /// The application has been given the fd (ZMQ_FD), so it may wait on it right after
+    /// an EAGAIN (see `arm`). Internal waiters arm it through `rearm` before each wait.
+    fd_exposed: AtomicBool,
     /// Writes to the fd begun and not yet consumed by a read: raised before each write,
     /// lowered by what a read takes. Zero means the fd is not readable and no write is on
     /// its way, so a drain can skip its `read` (most `ZMQ_EVENTS` reads, e.g. one per
@@ -289,6 +292,7 @@ impl Signal {
             waiters: AtomicU64::new(0),
             fd,
             fd_armed: AtomicBool::new(false),
+            fd_exposed: AtomicBool::new(false),
             fd_pending: AtomicU64::new(0),
             spin: Mutex::new(SpinPolicy::default()),
         })
@@ -549,8 +553,14 @@ impl Signal {
         Slept::Done(result)
     }
 
-    /// The eventfd for `ZMQ_FD`.
+    /// The eventfd, for an internal waiter that calls `rearm` before each wait.
     pub(crate) fn fd(&self) -> RawFd {
+        self.fd
+    }
+
+    /// The eventfd for `ZMQ_FD`, given to the application: from now on an EAGAIN arms it.
+    pub(crate) fn expose_fd(&self) -> RawFd {
+        self.fd_exposed.store(true, Ordering::SeqCst);
         self.fd
     }
 
@@ -559,7 +569,13 @@ impl Signal {
     /// wait on `ZMQ_FD` right after EAGAIN, without reading `ZMQ_EVENTS`, are woken.
     /// `seen` is the generation read before the attempt: a change since then (which found
     /// the fd unarmed) makes the fd readable at once, so no wake-up is lost.
+    /// Nothing to do while the fd was never given out: no one can be waiting on it, and
+    /// an armed fd costs the next sender a write and the next receive a read (a thread
+    /// draining 100 sockets in turn to EAGAIN: one pair per message, libzmq none).
     pub(crate) fn arm(&self, seen: u64) {
+        if !self.fd_exposed.load(Ordering::Relaxed) {
+            return;
+        }
         self.fd_armed.store(true, Ordering::SeqCst);
         if self.generation.load(Ordering::SeqCst) != seen
             && self.fd_armed.swap(false, Ordering::SeqCst)

@@ -234,9 +234,9 @@ impl std::fmt::Debug for Socket {
 
 impl Socket {
     pub(crate) fn create(ctx: Arc<CtxShared>, kind: SocketType, ipv6: bool) -> Result<Socket> {
-        let pattern = new_pattern(kind)?;
-        let slice_frames = pattern.slice_frames();
         let signal = Arc::new(Signal::new().map_err(|e| Error::from_io(&e))?);
+        let pattern = new_pattern(kind, &signal)?;
+        let slice_frames = pattern.slice_frames();
         let mut opts = Options {
             ipv6,
             ..Options::default()
@@ -674,6 +674,13 @@ impl Socket {
         self.events_now(None)
     }
 
+    /// `events()` without draining or arming the descriptor: for a caller that waits on
+    /// it only after a look with `events()` (`zmq_poll` finding a socket ready returns at
+    /// once). A descriptor armed before stays armed.
+    pub fn events_peek(&self) -> Result<i16> {
+        self.events_now(None)
+    }
+
     /// Waits until `events()` has a bit of `mask` or `until` passes (None: no limit), and
     /// returns `events()` then (0 bits of `mask` on a timeout). Meanwhile this thread reads
     /// the socket's connections itself, as a blocking receive does, instead of sleeping
@@ -785,8 +792,15 @@ impl Socket {
         Ok(ev)
     }
 
-    /// The file descriptor for ZMQ_FD: readable when `events()` may have changed.
+    /// The file descriptor for ZMQ_FD: readable when `events()` may have changed since
+    /// it was last read, and after a send or receive that failed with `Again`.
     pub fn fd(&self) -> i32 {
+        self.inner.signal.expose_fd()
+    }
+
+    /// The same descriptor, for a waiter that reads `events()` before each wait (which
+    /// arms it): unlike `fd()`, an `Again` need not arm it from now on.
+    pub fn wait_fd(&self) -> i32 {
         self.inner.signal.fd()
     }
 
@@ -956,7 +970,7 @@ impl Socket {
         match opt {
             id::TYPE => return Ok(OptionValue::Int(self.inner.kind.as_raw())),
             id::RCVMORE => return Ok(OptionValue::Int(st.rcvmore as i32)),
-            id::FD => return Ok(OptionValue::Int(self.inner.signal.fd())),
+            id::FD => return Ok(OptionValue::Int(self.inner.signal.expose_fd())),
             _ => {}
         }
         if let Some(v) = st.pattern.get_option(opt) {

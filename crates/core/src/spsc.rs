@@ -199,12 +199,6 @@ impl<T: Send, W, R> Spsc<T, W, R> {
         }
     }
 
-    /// How many values were ever published (the reader's lock not taken, no arming).
-    #[inline]
-    pub(crate) fn published_count(&self) -> u64 {
-        self.published.load(Ordering::Acquire) & !WAITING
-    }
-
     /// The reader asked for a wake at the next publish (the writer has not published since).
     #[inline]
     pub(crate) fn reader_waiting(&self) -> bool {

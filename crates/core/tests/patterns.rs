@@ -755,3 +755,115 @@ fn a_stream_cut_by_full_socket_buffers_keeps_every_frame_in_order() {
     }
     ctx.term().unwrap();
 }
+
+/// A publisher finds each message's subscribers through an index of topics: every
+/// subscriber holding a matching prefix gets the message once (also when two of its topics
+/// match, or the empty one and another), the others none, and an unsubscribed or departed
+/// subscriber drops out of the index.
+#[test]
+fn a_publisher_delivers_to_each_matching_subscriber_once() {
+    const UNSUBSCRIBE: i32 = 7;
+    let ctx = Context::new();
+    for ep in endpoints("pubsub-index") {
+        let publ = ctx.socket(SocketType::Pub).unwrap();
+        publ.set_int(LINGER, 0).unwrap();
+        publ.bind(&ep).unwrap();
+        let real = last_endpoint(&publ);
+        let topics: [&[&[u8]]; 6] = [
+            &[b""],
+            &[b"a"],
+            &[b"ab"],
+            &[b"a", b"ab"],
+            &[b"b"],
+            &[b"zzz"],
+        ];
+        let subs: Vec<Socket> = topics
+            .iter()
+            .map(|ts| {
+                let sub = ctx.socket(SocketType::Sub).unwrap();
+                sub.set_int(RCVTIMEO, 5000).unwrap();
+                sub.set_int(LINGER, 0).unwrap();
+                for t in ts.iter().chain([&&b"sync"[..], &&b"end"[..]]) {
+                    sub.set_option(SUBSCRIBE, t).unwrap();
+                }
+                sub.connect(&real).unwrap();
+                sub
+            })
+            .collect();
+        // Publishes "sync" until every subscriber got one, then drains the extra ones.
+        let sync = |subs: &[&Socket]| {
+            let mut seen = vec![false; subs.len()];
+            for _ in 0..1000 {
+                publ.send(b"sync", 0).unwrap();
+                for (k, s) in subs.iter().enumerate() {
+                    while s.recv(DONTWAIT).is_ok() {
+                        seen[k] = true;
+                    }
+                }
+                if seen.iter().all(|&s| s) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            assert!(
+                seen.iter().all(|&s| s),
+                "{ep}: a subscription never arrived"
+            );
+        };
+        // What each subscriber receives up to "end", skipping late "sync"s and "c"s.
+        let received = |s: &Socket| {
+            let mut got = Vec::new();
+            loop {
+                let m = s.recv(0).unwrap();
+                match m.data() {
+                    b"end" => return got,
+                    b"sync" | b"c" => {}
+                    d => got.push(String::from_utf8(d.to_vec()).unwrap()),
+                }
+            }
+        };
+        sync(&subs.iter().collect::<Vec<_>>());
+        for m in ["abc", "a", "b1", "ab", "x", "zzz1", "end"] {
+            publ.send(m.as_bytes(), 0).unwrap();
+        }
+        let expect: [&[&str]; 6] = [
+            &["abc", "a", "b1", "ab", "x", "zzz1"],
+            &["abc", "a", "ab"],
+            &["abc", "ab"],
+            &["abc", "a", "ab"],
+            &["b1"],
+            &["zzz1"],
+        ];
+        for (k, s) in subs.iter().enumerate() {
+            assert_eq!(received(s), expect[k], "{ep}: subscriber {k}");
+        }
+        // Subscriber 1 drops "a" (then takes "c", to know the change arrived); the
+        // "zzz" subscriber leaves.
+        let mut subs = subs;
+        drop(subs.pop());
+        subs[1].set_option(UNSUBSCRIBE, b"a").unwrap();
+        subs[1].set_option(SUBSCRIBE, b"c").unwrap();
+        for _ in 0..1000 {
+            publ.send(b"c", 0).unwrap();
+            if subs[1].recv(DONTWAIT).is_ok_and(|m| m.data() == b"c") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for s in &subs {
+            while s.recv(DONTWAIT).is_ok() {}
+        }
+        for m in ["a2", "zzz2", "c2", "end"] {
+            publ.send(m.as_bytes(), 0).unwrap();
+        }
+        let expect: [&[&str]; 5] = [&["a2", "zzz2", "c2"], &["c2"], &[], &["a2"], &[]];
+        for (k, s) in subs.iter().enumerate() {
+            assert_eq!(
+                received(s),
+                expect[k],
+                "{ep}: subscriber {k} after the changes"
+            );
+        }
+    }
+    ctx.term().unwrap();
+}

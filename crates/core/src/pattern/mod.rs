@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::msg::Msg;
 use crate::options::OptionValue;
 use crate::pipe::Pipe;
+use crate::signal::Signal;
 use bytes::Bytes;
 use ferromq_zmtp::SocketType;
 use std::sync::Arc;
@@ -108,7 +109,8 @@ pub(crate) trait Pattern: Send {
 }
 
 /// Builds the pattern for a socket type.
-pub(crate) fn new_pattern(kind: SocketType) -> Result<Box<dyn Pattern>> {
+/// `signal` is the socket's, which its pipes' queues wake.
+pub(crate) fn new_pattern(kind: SocketType, signal: &Arc<Signal>) -> Result<Box<dyn Pattern>> {
     Ok(match kind {
         SocketType::Pair => Box::new(pair::Pair::default()),
         SocketType::Push => Box::new(push::Push::default()),
@@ -117,8 +119,8 @@ pub(crate) fn new_pattern(kind: SocketType) -> Result<Box<dyn Pattern>> {
         SocketType::Req => Box::new(req::Req::default()),
         SocketType::Rep => Box::new(rep::Rep::default()),
         SocketType::Router => Box::new(router::Router::new()),
-        SocketType::Pub => Box::new(xpub::XPub::new(false)),
-        SocketType::XPub => Box::new(xpub::XPub::new(true)),
+        SocketType::Pub => Box::new(xpub::XPub::new(false, signal.clone())),
+        SocketType::XPub => Box::new(xpub::XPub::new(true, signal.clone())),
         SocketType::Sub => Box::new(xsub::XSub::new(false)),
         SocketType::XSub => Box::new(xsub::XSub::new(true)),
         SocketType::Stream => Box::new(stream::Stream::new()),
@@ -151,7 +153,8 @@ mod tests {
         for kind in [
             Pair, Pub, Sub, Req, Rep, Dealer, Router, Pull, Push, XPub, XSub, Stream,
         ] {
-            let mut p = new_pattern(kind).unwrap();
+            let signal = Arc::new(Signal::new().unwrap());
+            let mut p = new_pattern(kind, &signal).unwrap();
             let (mine, _theirs) = Pipe::pair(0, 0);
             let meta = PeerMeta {
                 socket_type: SocketType::Dealer,

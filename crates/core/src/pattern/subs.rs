@@ -91,6 +91,106 @@ impl PrefixSet {
     }
 }
 
+/// Which subscribers hold each topic, for a publisher with many peers: a message finds
+/// its subscribers with one lookup per distinct topic length, where asking every peer
+/// cost one lookup per peer (100 subscribers of one topic each: 52.6K deliveries/s,
+/// libzmq 683K). Subscribers are named by the caller's numbers (`seq`), and each topic's
+/// list is kept sorted so that a message's targets come out in the callers' order.
+#[derive(Default, Debug)]
+pub(crate) struct SubscriberIndex {
+    /// Subscribers of the empty topic: they match every message without a lookup.
+    everything: Vec<u64>,
+    /// The other topics, one map per length, shortest first.
+    by_len: Vec<(usize, HashMap<Bytes, Vec<u64>>)>,
+    /// Number of distinct topics (the empty one included).
+    topics: usize,
+}
+
+impl SubscriberIndex {
+    /// Records that `seq` holds `topic` (the caller adds each pair once); true if no one
+    /// held the topic before.
+    pub(crate) fn add(&mut self, topic: &[u8], seq: u64) -> bool {
+        let list = if topic.is_empty() {
+            &mut self.everything
+        } else {
+            let i = match self.by_len.binary_search_by_key(&topic.len(), |(l, _)| *l) {
+                Ok(i) => i,
+                Err(i) => {
+                    self.by_len.insert(i, (topic.len(), HashMap::new()));
+                    i
+                }
+            };
+            let map = &mut self.by_len[i].1;
+            if !map.contains_key(topic) {
+                map.insert(Bytes::copy_from_slice(topic), Vec::new());
+            }
+            map.get_mut(topic).expect("inserted above")
+        };
+        let first = list.is_empty();
+        if let Err(at) = list.binary_search(&seq) {
+            list.insert(at, seq);
+        }
+        self.topics += usize::from(first);
+        first
+    }
+
+    /// Records that `seq` no longer holds `topic`; true if no one holds it now (also
+    /// when no one held it: there is nothing left either way).
+    pub(crate) fn remove(&mut self, topic: &[u8], seq: u64) -> bool {
+        let drop_seq = |list: &mut Vec<u64>| {
+            let had = !list.is_empty();
+            if let Ok(at) = list.binary_search(&seq) {
+                list.remove(at);
+            }
+            had && list.is_empty()
+        };
+        if topic.is_empty() {
+            let last = drop_seq(&mut self.everything);
+            self.topics -= usize::from(last);
+            return self.everything.is_empty();
+        }
+        let Ok(i) = self.by_len.binary_search_by_key(&topic.len(), |(l, _)| *l) else {
+            return true;
+        };
+        let map = &mut self.by_len[i].1;
+        let Some(list) = map.get_mut(topic) else {
+            return true;
+        };
+        let last = drop_seq(list);
+        if list.is_empty() {
+            map.remove(topic);
+            if map.is_empty() {
+                self.by_len.remove(i);
+            }
+        }
+        self.topics -= usize::from(last);
+        last
+    }
+
+    /// Number of distinct topics held.
+    pub(crate) fn len(&self) -> usize {
+        self.topics
+    }
+
+    /// Puts in `out` every subscriber holding a prefix of `data`, sorted, each once.
+    pub(crate) fn matching(&self, data: &[u8], out: &mut Vec<u64>) {
+        out.clear();
+        out.extend_from_slice(&self.everything);
+        let mut sources = usize::from(!self.everything.is_empty());
+        for (l, map) in self.by_len.iter().take_while(|(l, _)| *l <= data.len()) {
+            if let Some(list) = map.get(&data[..*l]) {
+                out.extend_from_slice(list);
+                sources += 1;
+            }
+        }
+        if sources > 1 {
+            // A subscriber holding two matching topics (or the empty one and another).
+            out.sort_unstable();
+            out.dedup();
+        }
+    }
+}
+
 /// A multiset of topics.
 #[derive(Default, Debug)]
 pub(crate) struct Topics {
@@ -189,6 +289,39 @@ mod tests {
         assert_eq!(left, [b"abcdef".to_vec(), b"zz".to_vec()]);
         assert!(p.insert(Bytes::new()));
         assert!(p.matches(b"") && p.matches(b"anything"));
+    }
+
+    #[test]
+    fn subscriber_index_finds_each_subscriber_once_in_order() {
+        let mut x = SubscriberIndex::default();
+        let mut out = Vec::new();
+        x.matching(b"abc", &mut out);
+        assert!(out.is_empty());
+        assert!(x.add(b"ab", 7));
+        assert!(!x.add(b"ab", 3));
+        assert!(x.add(b"abc", 7));
+        assert!(x.add(b"x", 5));
+        assert!(x.add(b"", 9));
+        assert_eq!(x.len(), 4);
+        x.matching(b"abcd", &mut out);
+        assert_eq!(out, [3, 7, 9]);
+        x.matching(b"xy", &mut out);
+        assert_eq!(out, [5, 9]);
+        x.matching(b"a", &mut out);
+        assert_eq!(out, [9]);
+        assert!(x.remove(b"", 9));
+        assert!(!x.remove(b"ab", 7));
+        x.matching(b"abcd", &mut out);
+        assert_eq!(out, [3, 7]);
+        assert!(x.remove(b"ab", 3));
+        assert!(x.remove(b"abc", 7));
+        assert!(x.remove(b"never", 1));
+        assert_eq!(x.len(), 1);
+        x.matching(b"abcd", &mut out);
+        assert!(out.is_empty());
+        assert!(x.remove(b"x", 5));
+        assert_eq!(x.len(), 0);
+        assert!(x.by_len.is_empty());
     }
 
     #[test]
