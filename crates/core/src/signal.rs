@@ -260,6 +260,9 @@ impl SelfServe for NoSelfServe {
 }
 
 /// A wake-up channel for one socket.
+/// `Signal::skipped_arm` when no arm was skipped.
+const NO_ARM: u64 = u64::MAX;
+
 pub(crate) struct Signal {
     generation: AtomicU64,
     waiters: AtomicU64,
@@ -268,6 +271,9 @@ pub(crate) struct Signal {
     /// The application has been given the fd (ZMQ_FD), so it may wait on it right after
     /// an EAGAIN (see `arm`). Internal waiters arm it through `rearm` before each wait.
     fd_exposed: AtomicBool,
+    /// The `seen` of the last `arm` skipped while the fd was not given out (NO_ARM: none):
+    /// a program that takes ZMQ_FD after an EAGAIN is woken as if it had held it then.
+    skipped_arm: AtomicU64,
     /// Writes to the fd begun and not yet consumed by a read: raised before each write,
     /// lowered by what a read takes. Zero means the fd is not readable and no write is on
     /// its way, so a drain can skip its `read` (most `ZMQ_EVENTS` reads, e.g. one per
@@ -293,6 +299,7 @@ impl Signal {
             fd,
             fd_armed: AtomicBool::new(false),
             fd_exposed: AtomicBool::new(false),
+            skipped_arm: AtomicU64::new(NO_ARM),
             fd_pending: AtomicU64::new(0),
             spin: Mutex::new(SpinPolicy::default()),
         })
@@ -558,9 +565,20 @@ impl Signal {
         self.fd
     }
 
-    /// The eventfd for `ZMQ_FD`, given to the application: from now on an EAGAIN arms it.
+    /// True once `expose_fd` was called.
+    pub(crate) fn fd_exposed(&self) -> bool {
+        self.fd_exposed.load(Ordering::Relaxed)
+    }
+
+    /// The eventfd for `ZMQ_FD`, given to the application: from now on an EAGAIN arms it,
+    /// and an EAGAIN since the last change, before this first call, counts as armed.
     pub(crate) fn expose_fd(&self) -> RawFd {
-        self.fd_exposed.store(true, Ordering::SeqCst);
+        if !self.fd_exposed.swap(true, Ordering::SeqCst) {
+            let seen = self.skipped_arm.load(Ordering::SeqCst);
+            if seen != NO_ARM {
+                self.arm(seen);
+            }
+        }
         self.fd
     }
 
@@ -574,6 +592,7 @@ impl Signal {
     /// draining 100 sockets in turn to EAGAIN: one pair per message, libzmq none).
     pub(crate) fn arm(&self, seen: u64) {
         if !self.fd_exposed.load(Ordering::Relaxed) {
+            self.skipped_arm.store(seen, Ordering::Relaxed);
             return;
         }
         self.fd_armed.store(true, Ordering::SeqCst);

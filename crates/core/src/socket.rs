@@ -674,10 +674,15 @@ impl Socket {
         self.events_now(None)
     }
 
-    /// `events()` without draining or arming the descriptor: for a caller that waits on
-    /// it only after a look with `events()` (`zmq_poll` finding a socket ready returns at
-    /// once). A descriptor armed before stays armed.
+    /// `events()` without draining or arming the descriptor while the application has
+    /// not been given it (`fd()`): for a caller that waits on the descriptor only after a
+    /// look with `events()` (`zmq_poll` finding a socket ready returns at once). Once the
+    /// application holds it, this is `events()`: libzmq's `zmq_poll` reads ZMQ_EVENTS of
+    /// every socket, and a program waiting on ZMQ_FD may rely on that.
     pub fn events_peek(&self) -> Result<i16> {
+        if self.inner.signal.fd_exposed() {
+            return self.events();
+        }
         self.events_now(None)
     }
 

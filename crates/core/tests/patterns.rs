@@ -867,3 +867,28 @@ fn a_publisher_delivers_to_each_matching_subscriber_once() {
     }
     ctx.term().unwrap();
 }
+
+/// A PUB whose only subscriber has just left: the send that finds it gone (reading the
+/// departure while matching its one peer) goes nowhere and fails nothing.
+#[test]
+fn a_publisher_sends_on_after_its_only_subscriber_left() {
+    let ctx = Context::new();
+    for round in 0..20 {
+        let ep = format!("inproc://pub-lone-{round}");
+        let (publ, sub) = pair(&ctx, SocketType::Pub, SocketType::Sub, &ep);
+        sub.set_option(SUBSCRIBE, b"").unwrap();
+        for _ in 0..1000 {
+            publ.send(b"sync", 0).unwrap();
+            if sub.recv(DONTWAIT).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        drop(sub);
+        for _ in 0..10 {
+            publ.send(b"after", 0).unwrap();
+        }
+        drop(publ);
+    }
+    ctx.term().unwrap();
+}

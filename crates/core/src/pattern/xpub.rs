@@ -332,13 +332,14 @@ impl Pattern for XPub {
     }
 
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
+        // First: reading upstream may remove a peer that left (the only one too).
+        self.process_upstream_if_news();
         if more || self.more_out || self.peers.len() != 1 {
             // Inside a message, or not one peer to match: built, as `send` takes it.
             let mut msg = Msg::copy_from(data);
             msg.set_more(more);
             return Some(self.send(msg).map_err(|(e, _)| e));
         }
-        self.process_upstream_if_news();
         // A one-frame message to the only peer: copied straight into its queue.
         let p = &self.peers[0];
         self.targets.clear();
@@ -359,6 +360,8 @@ impl Pattern for XPub {
 
     fn can_send(&mut self) -> bool {
         if self.nodrop {
+            // A peer that left (its queue closed, never writable again) must not count.
+            self.process_upstream_if_news();
             return self.peers.iter().all(|p| p.pipe.out.can_write());
         }
         true
