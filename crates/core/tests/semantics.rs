@@ -560,46 +560,25 @@ fn wait_readable(fd: &mut std::fs::File, what: &str) {
     }
 }
 
-/// An EAGAIN arms ZMQ_FD only once the program holds it (nobody else can wait on it); a
-/// program that asks for ZMQ_FD after the EAGAIN is woken all the same, on both sides.
-#[test]
-fn zmq_fd_taken_after_eagain_wakes_at_the_next_change() {
-    let ctx = Context::new();
-    let pull = sock(&ctx, SocketType::Pull);
-    pull.set_int(opt::RCVHWM, 10).unwrap();
-    let ep = bind_tcp(&pull);
-    let push = sock(&ctx, SocketType::Push);
-    push.set_int(opt::SNDHWM, 10).unwrap();
-    push.connect(&ep).unwrap();
-
-    assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
-    let mut pull_fd = dup_fd(&pull);
-    while fd_readable(&mut pull_fd) {}
-    push.send(b"first", 0).unwrap();
-    wait_readable(&mut pull_fd, "ZMQ_FD taken after recv EAGAIN");
-    assert_eq!(recv_bytes(&pull), b"first");
-
-    let mut sent = 0;
-    while push.send(b"fill", DONTWAIT).is_ok() {
-        sent += 1;
-        assert!(sent < 100_000, "HWM never reached");
-    }
-    let mut push_fd = dup_fd(&push);
-    while fd_readable(&mut push_fd) {}
-    for _ in 0..sent {
-        recv_bytes(&pull);
-    }
-    wait_readable(&mut push_fd, "ZMQ_FD taken after send EAGAIN");
-    push.send(b"again", DONTWAIT).unwrap();
-    drop((push, pull));
-    term(ctx);
-}
-
 /// Bindings that never read ZMQ_EVENTS (zeromq.js waits on ZMQ_FD right after an EAGAIN
 /// from send or recv) must still be woken: in libzmq every send/recv call drains the
 /// socket's mailbox, so the next internal command makes ZMQ_FD readable again.
 #[test]
 fn zmq_fd_wakes_after_eagain_without_reading_events() {
+    zmq_fd_wakes_after_eagain(true);
+}
+
+/// An EAGAIN arms ZMQ_FD only once the program holds it (nobody else can wait on it); a
+/// program that asks for ZMQ_FD after the EAGAIN is woken all the same, on both sides.
+#[test]
+fn zmq_fd_taken_after_eagain_wakes_at_the_next_change() {
+    zmq_fd_wakes_after_eagain(false);
+}
+
+/// EAGAIN on receive, then a message; EAGAIN on send at the HWM, then the receiver drains:
+/// each time ZMQ_FD becomes readable. `fd_first`: the fds are taken before the EAGAINs,
+/// else right after each.
+fn zmq_fd_wakes_after_eagain(fd_first: bool) {
     let ctx = Context::new();
     let pull = sock(&ctx, SocketType::Pull);
     pull.set_int(opt::RCVHWM, 10).unwrap();
@@ -607,29 +586,33 @@ fn zmq_fd_wakes_after_eagain_without_reading_events() {
     let push = sock(&ctx, SocketType::Push);
     push.set_int(opt::SNDHWM, 10).unwrap();
     push.connect(&ep).unwrap();
-    let mut pull_fd = dup_fd(&pull);
-    let mut push_fd = dup_fd(&push);
+    let early = fd_first.then(|| (dup_fd(&pull), dup_fd(&push)));
+    let (early_pull, early_push) = early.unzip();
 
-    // recv side: EAGAIN, then a message arrives.
     assert_eq!(pull.recv(DONTWAIT).unwrap_err(), Error::Again);
+    let mut pull_fd = early_pull.unwrap_or_else(|| dup_fd(&pull));
     while fd_readable(&mut pull_fd) {}
     push.send(b"first", 0).unwrap();
-    wait_readable(&mut pull_fd, "after recv EAGAIN");
+    wait_readable(
+        &mut pull_fd,
+        &format!("after recv EAGAIN (fd first: {fd_first})"),
+    );
     assert_eq!(recv_bytes(&pull), b"first");
 
-    // send side: fill to the HWM until EAGAIN, then the receiver drains.
     let mut sent = 0;
     while push.send(b"fill", DONTWAIT).is_ok() {
         sent += 1;
         assert!(sent < 100_000, "HWM never reached");
     }
+    let mut push_fd = early_push.unwrap_or_else(|| dup_fd(&push));
     while fd_readable(&mut push_fd) {}
-    let mut got = 0;
-    while got < sent {
+    for _ in 0..sent {
         recv_bytes(&pull);
-        got += 1;
     }
-    wait_readable(&mut push_fd, "after send EAGAIN");
+    wait_readable(
+        &mut push_fd,
+        &format!("after send EAGAIN (fd first: {fd_first})"),
+    );
     push.send(b"again", DONTWAIT).unwrap();
     drop((push, pull));
     term(ctx);
