@@ -259,10 +259,10 @@ impl SelfServe for NoSelfServe {
     }
 }
 
-/// A wake-up channel for one socket.
 /// `Signal::skipped_arm` when no arm was skipped.
 const NO_ARM: u64 = u64::MAX;
 
+/// A wake-up channel for one socket.
 pub(crate) struct Signal {
     generation: AtomicU64,
     waiters: AtomicU64,
