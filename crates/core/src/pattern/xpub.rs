@@ -24,13 +24,11 @@ struct Peer {
     requested: HashSet<Bytes>,
     /// Inside a multipart message read from this peer (not a subscription).
     reading_more: bool,
-    /// Subscribed to the empty topic (everything): no per-message prefix scan.
-    everything: bool,
 }
 
 impl Peer {
     fn wants(&self, data: &[u8]) -> bool {
-        self.everything || self.topics.matches(data)
+        self.topics.matches(data)
     }
 }
 
@@ -131,17 +129,16 @@ impl XPub {
                             continue;
                         }
                         let notify = if subscribe {
-                            let first = self.peers[i].topics.insert(topic.clone())
+                            let first = self.peers[i].topics.insert(&topic)
                                 && self.subscribers.add(&topic, seq);
                             first || self.verbose
                         } else {
                             // As libzmq: reported unless other peers still hold the topic
                             // (a cancel of something never subscribed is reported too).
-                            let values_remain = self.peers[i].topics.remove(&topic)
+                            let values_remain = self.peers[i].topics.remove(&topic).is_some()
                                 && !self.subscribers.remove(&topic, seq);
                             !values_remain || self.verboser
                         };
-                        self.peers[i].everything = self.peers[i].topics.contains(&b""[..]);
                         if self.extended && notify {
                             self.last_pipe = Some(pid);
                             self.pending.push_back(Msg::copy_from(m.data()));
@@ -172,7 +169,7 @@ impl XPub {
             let peer = self.peers.remove(i);
             self.targets.retain(|&t| t != peer.seq);
             let mut gone = Vec::new();
-            for t in peer.topics.iter() {
+            for t in peer.topics.topics() {
                 if self.subscribers.remove(t, peer.seq) || self.verboser {
                     gone.push(t.clone());
                 }
@@ -251,7 +248,6 @@ impl Pattern for XPub {
             topics: PrefixSet::default(),
             requested: HashSet::new(),
             reading_more: false,
-            everything: false,
         });
         // It may have sent before its queue named this socket's signal.
         self.upstream_seen = None;
@@ -403,15 +399,13 @@ impl Pattern for XPub {
                     return Some(Ok(()));
                 };
                 if let Some(p) = self.peers.iter_mut().find(|p| p.pipe.id == pid) {
-                    let topic = Bytes::copy_from_slice(val);
                     if opt == id::SUBSCRIBE {
-                        if p.topics.insert(topic) {
+                        if p.topics.insert(val) {
                             self.subscribers.add(val, p.seq);
                         }
-                    } else if p.topics.remove(&topic) {
+                    } else if p.topics.remove(val).is_some() {
                         self.subscribers.remove(val, p.seq);
                     }
-                    p.everything = p.topics.contains(&b""[..]);
                 }
                 Some(Ok(()))
             }
