@@ -1,11 +1,11 @@
 //! A single-producer/single-consumer queue of values in linked chunks (the shape of
 //! libzmq's `yqueue`/`ypipe`): unbounded, no allocation in steady state (the reader hands
-//! each chunk it finished back to the writer as a spare, up to `SPARES` of them), and no
-//! lock shared between the
-//! two sides. The writer fills slots privately and makes them visible with one release
-//! store (`publish`); the reader caches the published position and only re-reads it when it
-//! has consumed everything it knew about, so the two sides exchange one cache line per batch
-//! rather than per value.
+//! each chunk it finished back to the writer as a spare, up to `SPARE_SLOTS` slots of
+//! them), chunks that grow as the queue deepens (`FIRST_CHUNK` up to `MAX_CHUNK` slots),
+//! and no lock shared between the two sides. The writer fills slots privately and makes
+//! them visible with one release store (`publish`); the reader caches the published
+//! position and only re-reads it when it has consumed everything it knew about, so the two
+//! sides exchange one cache line per batch rather than per value.
 //!
 //! Each side's private state sits behind its own lock. Only one thread ever takes each in
 //! normal operation (the socket's owner or the I/O thread), so the lock is uncontended and
@@ -68,16 +68,37 @@ impl Watch {
 
 /// How many slots ahead of its write the writer asks for a slot's line.
 const WRITE_AHEAD: usize = 4;
-/// Values per chunk (a chunk of 64-byte messages is 4 KiB).
-const CHUNK: usize = 64;
-/// Finished chunks kept for reuse (a queue whose depth swings by up to this many chunks
-/// allocates nothing; VecDeque, before, kept its peak capacity for ever).
-const SPARES: usize = 8;
+/// Slots in a queue's first chunk (4 KiB of 64-byte messages): what an idle queue costs.
+const FIRST_CHUNK: usize = 64;
+/// Each chunk the writer has to allocate (no spare left: the queue is deepening) has
+/// twice the slots of its previous allocation, up to this many (16 KiB of 64-byte
+/// messages, as libzmq's chunks); the size never shrinks back (a reused spare may be
+/// smaller). With fixed 64-slot chunks a deep queue cost a malloc and a
+/// cross-thread free every 64 values, and the two threads queued on the allocator's
+/// arena lock (a PUB with 200 inproc subscribers: 100-120K futex calls for 10M
+/// deliveries).
+const MAX_CHUNK: usize = 256;
+/// Finished chunks kept for reuse hold at most this many slots together, the largest
+/// chunks first: a queue whose depth swings by up to this much allocates nothing once its
+/// spares settled (as before chunks grew; VecDeque, before that, kept its peak capacity
+/// for ever). A drained queue keeps at most `MAX_CHUNK + SPARE_SLOTS` slots (48 KiB of
+/// 64-byte messages; 36 KiB before chunks grew, libzmq 32 KiB).
+const SPARE_SLOTS: usize = 512;
+/// Room for as many spares as the slot budget can hold.
+const SPARES: usize = SPARE_SLOTS / FIRST_CHUNK;
 
 /// Chunks the reader finished with, for the writer (touched once per chunk by each side).
 struct Spares<T> {
-    chunks: [ChunkPtr<T>; SPARES],
+    /// The first `len` hold chunks with their lengths, largest first.
+    chunks: [(ChunkPtr<T>, usize); SPARES],
     len: usize,
+    /// Slots in `chunks` together.
+    slots: usize,
+}
+
+/// An empty entry of `Spares::chunks`.
+const fn no_spare<T>() -> (ChunkPtr<T>, usize) {
+    (ChunkPtr(ptr::null_mut()), 0)
 }
 
 /// One value's cell, cache-line aligned: a 64-byte message then fills exactly one line
@@ -86,15 +107,21 @@ struct Spares<T> {
 struct Slot<T>(UnsafeCell<MaybeUninit<T>>);
 
 struct Chunk<T> {
-    slots: [Slot<T>; CHUNK],
     next: AtomicPtr<Chunk<T>>,
+    slots: Box<[Slot<T>]>,
 }
 
 impl<T> Chunk<T> {
-    fn alloc() -> *mut Chunk<T> {
+    /// A chunk of `cap` empty slots (nothing is written into them).
+    fn alloc(cap: usize) -> *mut Chunk<T> {
+        #[cfg(test)]
+        tests::ALLOCATED.with(|n| n.set(n.get() + 1));
+        // SAFETY: a Slot is a cell of `MaybeUninit<T>`, for which uninitialised bytes are
+        // a valid value.
+        let slots = unsafe { Box::<[Slot<T>]>::new_uninit_slice(cap).assume_init() };
         Box::into_raw(Box::new(Chunk {
-            slots: [const { Slot(UnsafeCell::new(MaybeUninit::uninit())) }; CHUNK],
             next: AtomicPtr::new(ptr::null_mut()),
+            slots,
         }))
     }
 }
@@ -102,9 +129,65 @@ impl<T> Chunk<T> {
 /// A chunk pointer held by one side.
 struct ChunkPtr<T>(*mut Chunk<T>);
 
-// SAFETY: a ChunkPtr is only dereferenced by the side whose mutex owns it; the chunk's
-// slots hold `T`s that move between threads, which is fine when T: Send.
+impl<T> ChunkPtr<T> {
+    /// The chunk's number of slots.
+    ///
+    /// # Safety
+    /// The chunk is alive.
+    unsafe fn cap(&self) -> usize {
+        // SAFETY: alive (caller); only the slice's length is read.
+        let slots: &[Slot<T>] = unsafe { &(*self.0).slots };
+        slots.len()
+    }
+}
+
+// SAFETY: a ChunkPtr is only dereferenced by the side whose lock owns it, under the
+// spares' mutex, or in `Drop` (exclusive); the chunk's slots hold `T`s that move between
+// threads, which is fine when T: Send.
 unsafe impl<T: Send> Send for ChunkPtr<T> {}
+
+/// One side's place in its current chunk: the chunk, its first slot and its length
+/// (copied out of the chunk so that a value's slot is found without reading the chunk's
+/// header), and the index of the side's next slot in it.
+struct Cursor<T> {
+    chunk: ChunkPtr<T>,
+    slots: *const Slot<T>,
+    cap: usize,
+    idx: usize,
+}
+
+// SAFETY: as ChunkPtr: `slots` points into `chunk`, dereferenced only by the side that
+// owns the cursor (under its lock).
+unsafe impl<T: Send> Send for Cursor<T> {}
+
+impl<T> Cursor<T> {
+    /// At the first slot of `c`.
+    ///
+    /// # Safety
+    /// `c` is a live chunk.
+    unsafe fn at(c: *mut Chunk<T>) -> Self {
+        // SAFETY: a live chunk (caller); its slice lives as long as it does. A shared
+        // reference: the other side may be using slots of it (through their cells).
+        let slots: &[Slot<T>] = unsafe { &(*c).slots };
+        Cursor {
+            chunk: ChunkPtr(c),
+            slots: slots.as_ptr(),
+            cap: slots.len(),
+            idx: 0,
+        }
+    }
+
+    /// The slot at `idx`, for `idx < cap`.
+    ///
+    /// # Safety
+    /// The chunk is alive and `idx < cap`.
+    #[inline]
+    unsafe fn slot(&self, idx: usize) -> *mut MaybeUninit<T> {
+        debug_assert!(idx < self.cap);
+        // SAFETY: idx < cap, the slice's length, and the chunk is alive (caller).
+        unsafe { (*self.slots.add(idx)).0.get() }
+    }
+}
 
 /// Pads to a cache-line pair so the writer's and the reader's hot fields never share one.
 #[repr(align(128))]
@@ -120,16 +203,18 @@ impl<T> Deref for Padded<T> {
 
 /// The writer's private state.
 pub(crate) struct WriteSide<T, W> {
-    chunk: ChunkPtr<T>,
+    at: Cursor<T>,
     /// Next position to write (positions count values since creation).
     pos: u64,
+    /// Slots of the next chunk the writer allocates.
+    grow: usize,
     /// State the owner keeps beside the writer's (same lock).
     pub(crate) extra: W,
 }
 
 /// The reader's private state.
 pub(crate) struct ReadSide<T, R> {
-    chunk: ChunkPtr<T>,
+    at: Cursor<T>,
     /// Next position to read.
     pos: u64,
     /// The last `published` value seen.
@@ -145,7 +230,7 @@ pub(crate) struct Spsc<T, W, R> {
     /// Values the reader may take: every position below this one is initialised; plus
     /// the WAITING bit.
     published: Padded<AtomicU64>,
-    /// A chunk the reader finished with, for the writer to reuse.
+    /// Chunks the reader finished with, for the writer to reuse.
     spares: Mutex<Spares<T>>,
 }
 
@@ -153,23 +238,27 @@ impl<T: Send, W, R> Spsc<T, W, R> {
     /// A queue whose reader counts as waiting until it first looks (so the first publish
     /// reports a wake).
     pub(crate) fn new(w: W, r: R) -> Self {
-        let first = Chunk::alloc();
+        let first = Chunk::alloc(FIRST_CHUNK);
         Spsc {
             write: Padded(FlagLock::new(WriteSide {
-                chunk: ChunkPtr(first),
+                // SAFETY: just allocated.
+                at: unsafe { Cursor::at(first) },
                 pos: 0,
+                grow: 2 * FIRST_CHUNK,
                 extra: w,
             })),
             read: Padded(FlagLock::new(ReadSide {
-                chunk: ChunkPtr(first),
+                // SAFETY: just allocated.
+                at: unsafe { Cursor::at(first) },
                 pos: 0,
                 known: 0,
                 extra: r,
             })),
             published: Padded(AtomicU64::new(WAITING)),
             spares: Mutex::new(Spares {
-                chunks: [const { ChunkPtr(ptr::null_mut()) }; SPARES],
+                chunks: [const { no_spare() }; SPARES],
                 len: 0,
+                slots: 0,
             }),
         }
     }
@@ -181,21 +270,46 @@ impl<T: Send, W, R> Spsc<T, W, R> {
         }
         s.len -= 1;
         let i = s.len;
-        std::mem::replace(&mut s.chunks[i], ChunkPtr(ptr::null_mut())).0
+        let (c, cap) = std::mem::replace(&mut s.chunks[i], no_spare());
+        s.slots -= cap;
+        c.0
     }
 
-    /// Keeps a chunk the reader finished (every slot read out), or frees it.
+    /// Keeps a chunk the reader finished (every slot read out) among the spares, which
+    /// keep the largest chunks that fit `SPARE_SLOTS`; frees what does not fit.
     fn put_spare(&self, c: ChunkPtr<T>) {
+        // SAFETY: the reader just left the chunk; it is alive until freed below.
+        let cap = unsafe { c.cap() };
+        let mut all = [const { no_spare() }; SPARES + 1];
         let mut s = self.spares.lock().unwrap_or_else(|e| e.into_inner());
-        if s.len < SPARES {
-            let i = s.len;
-            s.chunks[i] = c;
-            s.len += 1;
-        } else {
-            drop(s);
-            // SAFETY: the reader moved past the chunk and the writer left it long ago;
-            // nobody else references it and its slots are empty.
-            drop(unsafe { Box::from_raw(c.0) });
+        let n = s.len;
+        for (to, from) in all.iter_mut().zip(&mut s.chunks[..n]) {
+            *to = std::mem::replace(from, no_spare());
+        }
+        all[n] = (c, cap);
+        all[..=n].sort_unstable_by_key(|&(_, cap)| std::cmp::Reverse(cap));
+        s.len = 0;
+        s.slots = 0;
+        // Kept ones go back to the spares; the rest gather at the front of `all`.
+        let mut unkept = 0;
+        for i in 0..=n {
+            let (p, k) = std::mem::replace(&mut all[i], no_spare());
+            if s.len < SPARES && s.slots + k <= SPARE_SLOTS {
+                let at = s.len;
+                s.chunks[at] = (p, k);
+                s.len += 1;
+                s.slots += k;
+            } else {
+                all[unkept] = (p, k);
+                unkept += 1;
+            }
+        }
+        drop(s);
+        for (p, _) in &all[..unkept] {
+            // SAFETY: the reader moved past the chunk and the writer left it long ago (or
+            // it was a spare, the queue's alone); nobody else references it and its slots
+            // are empty.
+            drop(unsafe { Box::from_raw(p.0) });
         }
     }
 
@@ -249,27 +363,30 @@ impl<T: Send, W, R> Writer<'_, T, W, R> {
     #[inline]
     pub(crate) fn push_with(&mut self, fill: impl FnOnce(&mut MaybeUninit<T>) -> &mut T) {
         let g = &mut *self.g;
-        let idx = (g.pos % CHUNK as u64) as usize;
-        if idx == 0 && g.pos != 0 {
-            // The current chunk is full: continue in the spare one, or a new one.
+        if g.at.idx == g.at.cap {
+            // The current chunk is full: continue in a spare one, or a new, larger one.
             let mut next = self.q.take_spare();
             if next.is_null() {
-                next = Chunk::alloc();
+                next = Chunk::alloc(g.grow);
+                g.grow = (2 * g.grow).min(MAX_CHUNK);
             } else {
                 // SAFETY: the reader gave this chunk up (it moved past every slot of it,
                 // all of which it read out) before putting it in `spares`; the mutex
                 // ordered that before our taking it, which made it ours alone.
                 unsafe { (*next).next.store(ptr::null_mut(), Ordering::Relaxed) };
             }
-            // SAFETY: g.chunk is the writer's current chunk, alive until the reader leaves
-            // it, which needs a position in `next` to be published first.
-            unsafe { (*g.chunk.0).next.store(next, Ordering::Relaxed) };
-            g.chunk = ChunkPtr(next);
+            // SAFETY: g.at's chunk is the writer's current one, alive until the reader
+            // leaves it, which needs a position in `next` to be published first.
+            unsafe { (*g.at.chunk.0).next.store(next, Ordering::Relaxed) };
+            // SAFETY: `next` is a fresh chunk or a spare, ours alone (see above).
+            g.at = unsafe { Cursor::at(next) };
         }
-        // SAFETY: slot `pos` lies at or beyond `published`, so the reader does not touch it
-        // until we publish; it is uninitialised (never written, or read out by the reader
-        // before the chunk came back as a spare), and only this writer reaches it.
-        let slot = unsafe { &mut *(*g.chunk.0).slots[idx].0.get() };
+        let idx = g.at.idx;
+        // SAFETY: idx < cap (checked above) in the writer's live chunk. Slot `pos` lies at
+        // or beyond `published`, so the reader does not touch it until we publish; it is
+        // uninitialised (never written, or read out by the reader before the chunk came
+        // back as a spare), and only this writer reaches it.
+        let slot = unsafe { &mut *g.at.slot(idx) };
         let at = slot.as_ptr();
         // A `&mut T` at the slot's address can only exist once the slot holds a value.
         assert!(
@@ -277,12 +394,14 @@ impl<T: Send, W, R> Writer<'_, T, W, R> {
             "push_with: the slot was not filled"
         );
         g.pos += 1;
-        if idx + WRITE_AHEAD < CHUNK {
+        g.at.idx = idx + 1;
+        if idx + WRITE_AHEAD < g.at.cap {
             // The reader last had that line (chunks are recycled): ask for it now rather
             // than when its value is written (see `prefetch`).
-            // SAFETY: the chunk is the writer's current one, alive (see above); only an
-            // address is formed, nothing is read or written through it.
-            crate::prefetch::for_write(unsafe { (*g.chunk.0).slots[idx + WRITE_AHEAD].0.get() });
+            // SAFETY: the chunk is the writer's current one, alive (see above), and the
+            // index is below its length; only an address is formed, nothing is read or
+            // written through it.
+            crate::prefetch::for_write(unsafe { g.at.slot(idx + WRITE_AHEAD) });
         }
     }
 
@@ -386,18 +505,21 @@ impl<T: Send, W, R> Reader<'_, T, W, R> {
             return None;
         }
         let g = &mut *self.g;
-        let idx = (g.pos % CHUNK as u64) as usize;
-        if idx == 0 && g.pos != 0 {
+        if g.at.idx == g.at.cap {
             // SAFETY: position `pos` is published, so the writer linked the next chunk
             // before its Release store of `published`, which our Acquire load saw.
-            let next = unsafe { (*g.chunk.0).next.load(Ordering::Relaxed) };
-            let done = std::mem::replace(&mut g.chunk, ChunkPtr(next));
+            let next = unsafe { (*g.at.chunk.0).next.load(Ordering::Relaxed) };
+            debug_assert!(!next.is_null());
+            // SAFETY: the chunk the writer linked stays alive until we hand it back.
+            let done = std::mem::replace(&mut g.at, unsafe { Cursor::at(next) });
             // Every slot of `done` was read out and the writer moved on: hand it back.
-            self.q.put_spare(done);
+            self.q.put_spare(done.chunk);
         }
-        // SAFETY: pos < published: the writer initialised this slot and will not touch it
-        // again until the chunk comes back as a spare, after we read it out here.
-        let v = unsafe { (*(*g.chunk.0).slots[idx].0.get()).assume_init_read() };
+        // SAFETY: idx < cap in the reader's live chunk; pos < published: the writer
+        // initialised this slot and will not touch it again until the chunk comes back as
+        // a spare, after we read it out here.
+        let v = unsafe { (*g.at.slot(g.at.idx)).assume_init_read() };
+        g.at.idx += 1;
         g.pos += 1;
         Some(v)
     }
@@ -424,25 +546,39 @@ impl<T, W, R> Drop for Spsc<T, W, R> {
         // they are passed; the writer's chunk is the last one.
         // Both sides' chunks are linked from the reader's to the writer's; each side's
         // chunk is the one holding the position before its next one.
-        let mut chunk = r.chunk.0;
-        for pos in r.pos..w.pos {
-            let idx = (pos % CHUNK as u64) as usize;
-            if idx == 0 && pos != 0 {
-                // SAFETY: exclusive access (&mut self); `chunk` holds positions before
-                // `pos`, all dropped, and its successor was linked when `pos` was written.
-                let next = unsafe { (*chunk).next.load(Ordering::Relaxed) };
-                // SAFETY: nothing else references a chunk behind both sides.
-                drop(unsafe { Box::from_raw(chunk) });
-                chunk = next;
+        // Exclusive access (&mut self): the chunks from the reader's to the writer's are
+        // alive and linked, and nothing else references them.
+        // SAFETY: the reader's chunk is alive.
+        let mut at = unsafe { Cursor::at(r.at.chunk.0) };
+        at.idx = r.at.idx;
+        // Moves `at` to the next chunk, freeing the one it leaves.
+        let advance = |at: &mut Cursor<T>| {
+            // SAFETY: `at` is short of the writer's chunk, so its chunk is alive and linked.
+            let next = unsafe { (*at.chunk.0).next.load(Ordering::Relaxed) };
+            // SAFETY: a linked chunk up to the writer's is alive.
+            let done = std::mem::replace(at, unsafe { Cursor::at(next) });
+            // SAFETY: every value in the chunk left was dropped or read; nobody else
+            // references it.
+            drop(unsafe { Box::from_raw(done.chunk.0) });
+        };
+        for _ in r.pos..w.pos {
+            if at.idx == at.cap {
+                advance(&mut at);
             }
-            // SAFETY: positions in [r.pos, w.pos) hold initialised values not yet read.
-            unsafe { (*(*chunk).slots[idx].0.get()).assume_init_drop() };
+            // SAFETY: idx < cap in a live chunk; positions in [r.pos, w.pos) hold
+            // initialised values not yet read.
+            unsafe { (*at.slot(at.idx)).assume_init_drop() };
+            at.idx += 1;
         }
-        debug_assert_eq!(chunk, w.chunk.0);
-        // SAFETY: the writer's current chunk (also the reader's by now), owned by nobody else.
-        drop(unsafe { Box::from_raw(chunk) });
+        // Normally at the writer's chunk now; a push whose `fill` panicked had already
+        // linked and entered a further (empty) chunk.
+        while at.chunk.0 != w.at.chunk.0 {
+            advance(&mut at);
+        }
+        // SAFETY: the writer's current chunk, owned by nobody else.
+        drop(unsafe { Box::from_raw(at.chunk.0) });
         let spares = self.spares.get_mut().unwrap_or_else(|e| e.into_inner());
-        for c in &spares.chunks[..spares.len] {
+        for (c, _) in &spares.chunks[..spares.len] {
             // SAFETY: a spare belongs to the queue alone; its slots are empty.
             drop(unsafe { Box::from_raw(c.0) });
         }
@@ -452,7 +588,13 @@ impl<T, W, R> Drop for Spsc<T, W, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
     use std::sync::Arc;
+
+    thread_local! {
+        /// Chunks allocated by this thread (tests push from the test's own thread).
+        pub(super) static ALLOCATED: Cell<usize> = const { Cell::new(0) };
+    }
 
     #[test]
     fn a_spinning_arm_asks_for_a_wake_only_when_nothing_came() {
@@ -503,7 +645,9 @@ mod tests {
     fn values_cross_chunks_in_order_and_only_once_published() {
         let q: Spsc<Box<u64>, (), ()> = Spsc::new((), ());
         for round in 0..3u64 {
-            let n = CHUNK as u64 * 2 + 5;
+            // Across the first chunk, two grown ones and full-size ones (64 + 128 + 256 +
+            // 256...); later rounds run through the spares.
+            let n = FIRST_CHUNK as u64 * 15 + 5;
             q.writer().push(Box::new(round * 1000));
             assert!(!q.reader().available(), "unpublished values stay hidden");
             q.writer().publish();
@@ -517,28 +661,146 @@ mod tests {
                 assert_eq!(*r.pop().unwrap(), round * 1000 + i);
             }
             assert!(r.pop().is_none());
+            drop(r);
+            assert_spares_within_budget(&q);
         }
+    }
+
+    /// The spares' slot count is that of the chunks kept, within the budget.
+    fn assert_spares_within_budget<T: Send>(q: &Spsc<T, (), ()>) {
+        let spares = q.spares.lock().unwrap();
+        assert!(spares.slots <= SPARE_SLOTS, "{} slots kept", spares.slots);
+        let kept = &spares.chunks[..spares.len];
+        // SAFETY: spares are live chunks owned by the queue (locked).
+        assert!(kept.iter().all(|(c, cap)| unsafe { c.cap() } == *cap));
+        assert_eq!(spares.slots, kept.iter().map(|(_, cap)| cap).sum::<usize>());
+    }
+
+    #[test]
+    fn a_queue_swinging_within_the_spare_budget_allocates_nothing() {
+        let q: Spsc<u64, (), ()> = Spsc::new((), ());
+        let swing = |k: u64| {
+            let mut w = q.writer();
+            for i in 0..k {
+                w.push(i);
+            }
+            w.publish();
+            drop(w);
+            for i in 0..k {
+                assert_eq!(q.reader().pop(), Some(i));
+            }
+        };
+        // Swings up to the depth the spares can hold: once the spares have settled (the
+        // largest chunks kept), no more allocations, whatever the order of depths.
+        let depths = [
+            SPARE_SLOTS,
+            1,
+            100,
+            300,
+            200,
+            SPARE_SLOTS,
+            450,
+            63,
+            64,
+            65,
+            256,
+        ];
+        let k = |i: usize| depths[i % depths.len()] as u64;
+        for i in 0..2 * depths.len() {
+            swing(k(i));
+        }
+        let before = ALLOCATED.with(|n| n.get());
+        let rounds = if cfg!(miri) { 2 } else { 20 };
+        for i in 0..rounds * depths.len() {
+            swing(k(i * 7));
+            assert_spares_within_budget(&q);
+        }
+        let after = ALLOCATED.with(|n| n.get());
+        assert_eq!(after, before, "chunks allocated again");
+    }
+
+    /// The chunks from the reader's to the writer's, by length.
+    fn chunk_lengths<T: Send>(q: &Spsc<T, (), ()>) -> Vec<usize> {
+        let r = q.reader();
+        let w = q.writer();
+        let mut c = r.g.at.chunk.0;
+        let mut lens = Vec::new();
+        loop {
+            assert!(!c.is_null(), "the writer's chunk not reached: {lens:?}");
+            // SAFETY: both sides are locked; every chunk from the reader's to the writer's
+            // is alive and linked.
+            lens.push(unsafe { ChunkPtr(c).cap() });
+            if c == w.g.at.chunk.0 {
+                return lens;
+            }
+            // SAFETY: as above.
+            c = unsafe { (*c).next.load(Ordering::Relaxed) };
+        }
+    }
+
+    #[test]
+    fn a_deepening_queue_grows_its_chunks_and_keeps_few_spares() {
+        let q: Spsc<u64, (), ()> = Spsc::new((), ());
+        let n = if cfg!(miri) { 2_000 } else { 10_000 };
+        let mut w = q.writer();
+        for i in 0..n {
+            w.push(i);
+        }
+        w.publish();
+        drop(w);
+        let lens = chunk_lengths(&q);
+        assert_eq!(lens[..3], [64, 128, 256]);
+        assert!(lens[3..].iter().all(|&l| l == MAX_CHUNK), "{lens:?}");
+        let grown = 64 + 128 + 256;
+        let full = (n as usize - grown).div_ceil(MAX_CHUNK) * MAX_CHUNK;
+        assert_eq!(lens.iter().sum::<usize>(), grown + full);
+        for i in 0..n {
+            assert_eq!(q.reader().pop(), Some(i));
+        }
+        assert_spares_within_budget(&q);
+        assert!(
+            q.spares.lock().unwrap().len > 0,
+            "the small chunks are kept"
+        );
     }
 
     #[test]
     fn drop_releases_unread_values() {
         let marker = Arc::new(());
-        for unread in [0usize, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK] {
-            for read in [0usize, 1, CHUNK, CHUNK + 3] {
-                let q: Spsc<Arc<()>, (), ()> = Spsc::new((), ());
-                let mut w = q.writer();
-                for _ in 0..read + unread {
-                    w.push(marker.clone());
+        // Chunk ends (64, 64 + 128, 64 + 128 + 256) and their neighbours, for the reader
+        // and (with what was read) the writer.
+        let (reads, unreads): (&[usize], &[usize]) = if cfg!(miri) {
+            (&[0, 63, 64, 65, 192, 448], &[0, 1, 64])
+        } else {
+            (
+                &[0, 1, 63, 64, 65, 191, 192, 193, 447, 448, 449],
+                &[0, 1, 63, 64, 65, 128, 256, 512],
+            )
+        };
+        for &unread in unreads {
+            for &read in reads {
+                for unpublished in [0, 1] {
+                    let q: Spsc<Arc<()>, (), ()> = Spsc::new((), ());
+                    let mut w = q.writer();
+                    for _ in 0..read + unread {
+                        w.push(marker.clone());
+                    }
+                    w.publish();
+                    // Written but not published.
+                    for _ in 0..unpublished {
+                        w.push(marker.clone());
+                    }
+                    drop(w);
+                    for _ in 0..read {
+                        q.reader().pop().unwrap();
+                    }
+                    drop(q);
+                    assert_eq!(
+                        Arc::strong_count(&marker),
+                        1,
+                        "unread={unread} read={read} unpublished={unpublished}"
+                    );
                 }
-                // Publish only part: the rest is written but unpublished.
-                w.publish();
-                w.push(marker.clone());
-                drop(w);
-                for _ in 0..read {
-                    q.reader().pop().unwrap();
-                }
-                drop(q);
-                assert_eq!(Arc::strong_count(&marker), 1, "unread={unread} read={read}");
             }
         }
     }
@@ -546,7 +808,7 @@ mod tests {
     #[test]
     fn two_threads() {
         let n: u64 = if cfg!(miri) {
-            3 * CHUNK as u64 + 7
+            3 * FIRST_CHUNK as u64 + 7
         } else {
             200_000
         };
