@@ -41,7 +41,7 @@ pub(crate) fn parse_subscription(m: &Msg) -> Option<(bool, &[u8])> {
 /// Topics matched as prefixes, each with a value: one hash map per topic length, shortest
 /// first, so that matching a message costs one lookup per distinct length up to its own
 /// (typical topic sets have a handful of lengths), and the empty topic (which matches
-/// everything) on its own, so that holding it costs no lookup at all. Unlike a byte trie,
+/// everything) on its own, so that matching it costs no lookup at all. Unlike a byte trie,
 /// a long topic costs its bytes once and no nesting (nothing recursive to build, walk or
 /// drop).
 #[derive(Debug)]
@@ -122,7 +122,14 @@ impl<V> PrefixMap<V> {
     /// True if some held topic is a prefix of `data`.
     #[inline]
     pub(crate) fn matches(&self, data: &[u8]) -> bool {
-        self.empty.is_some() || self.matching(data).next().is_some()
+        // Not through `matching`: the per-message test of a SUB and of a PUB's only peer,
+        // kept as plain as it was before the three sets shared this map.
+        self.empty.is_some()
+            || self
+                .by_len
+                .iter()
+                .take_while(|(l, _)| *l <= data.len())
+                .any(|(l, map)| map.contains_key(&data[..*l]))
     }
 
     /// Every held topic, in no particular order.
@@ -211,8 +218,8 @@ impl SubscriberIndex {
     }
 }
 
-/// A multiset of topics (a SUB's subscriptions: each subscribe adds one reference, each
-/// unsubscribe drops one).
+/// A multiset of topics (a SUB's or XSUB's subscriptions: each subscribe adds one
+/// reference, each unsubscribe drops one).
 #[derive(Default, Debug)]
 pub(crate) struct Topics {
     counts: PrefixMap<usize>,
@@ -273,9 +280,20 @@ mod tests {
         assert!(t.matches(b"abc"));
         assert!(t.remove(b"ab"));
         assert!(!t.matches(b"abc"));
-        t.add(b"");
+        assert!(t.add(b""));
+        assert!(!t.add(b""));
+        assert!(t.add(b"x"));
         assert!(t.matches(b""));
         assert!(t.matches(b"anything"));
+        assert_eq!(t.len(), 2);
+        assert!(t.topics().any(|t| t.is_empty()));
+        assert!(!t.remove(b""), "one reference left");
+        assert!(t.matches(b"anything"));
+        assert!(t.remove(b""));
+        assert!(!t.matches(b"anything") && t.matches(b"xy"));
+        assert!(!t.remove(b"y"), "absent, beside a held topic of its length");
+        assert!(t.matches(b"xy"));
+        assert_eq!(t.len(), 1);
     }
 
     #[test]
@@ -299,6 +317,7 @@ mod tests {
         assert_eq!(left, [b"abcdef".to_vec(), b"zz".to_vec()]);
         assert_eq!(p.len(), 2);
         assert!(p.insert(b""));
+        assert!(!p.insert(b""));
         assert!(p.matches(b"") && p.matches(b"anything"));
         assert!(p.get_mut(b"").is_some() && p.topics().any(|t| t.is_empty()));
         assert_eq!(p.len(), 3);
@@ -317,9 +336,15 @@ mod tests {
         assert!(x.add(b"abc", 7));
         assert!(x.add(b"x", 5));
         assert!(x.add(b"", 9));
+        assert!(!x.add(b"", 3), "the empty topic was held already");
+        assert!(!x.remove(b"", 3), "9 still holds it");
         assert_eq!(x.len(), 4);
         x.matching(b"abcd", &mut out);
         assert_eq!(out, [3, 7, 9]);
+        assert!(!x.add(b"", 7));
+        x.matching(b"abcd", &mut out);
+        assert_eq!(out, [3, 7, 9], "7 once, holding three matching topics");
+        assert!(!x.remove(b"", 7));
         x.matching(b"xy", &mut out);
         assert_eq!(out, [5, 9]);
         x.matching(b"a", &mut out);
