@@ -89,16 +89,9 @@ const SPARES: usize = SPARE_SLOTS / FIRST_CHUNK;
 
 /// Chunks the reader finished with, for the writer (touched once per chunk by each side).
 struct Spares<T> {
-    /// The first `len` hold chunks with their lengths, largest first.
-    chunks: [(ChunkPtr<T>, usize); SPARES],
+    /// The first `len` hold chunks, largest first.
+    chunks: [ChunkPtr<T>; SPARES],
     len: usize,
-    /// Slots in `chunks` together.
-    slots: usize,
-}
-
-/// An empty entry of `Spares::chunks`.
-const fn no_spare<T>() -> (ChunkPtr<T>, usize) {
-    (ChunkPtr(ptr::null_mut()), 0)
 }
 
 /// One value's cell, cache-line aligned: a 64-byte message then fills exactly one line
@@ -256,9 +249,8 @@ impl<T: Send, W, R> Spsc<T, W, R> {
             })),
             published: Padded(AtomicU64::new(WAITING)),
             spares: Mutex::new(Spares {
-                chunks: [const { no_spare() }; SPARES],
+                chunks: [const { ChunkPtr(ptr::null_mut()) }; SPARES],
                 len: 0,
-                slots: 0,
             }),
         }
     }
@@ -270,42 +262,42 @@ impl<T: Send, W, R> Spsc<T, W, R> {
         }
         s.len -= 1;
         let i = s.len;
-        let (c, cap) = std::mem::replace(&mut s.chunks[i], no_spare());
-        s.slots -= cap;
-        c.0
+        std::mem::replace(&mut s.chunks[i], ChunkPtr(ptr::null_mut())).0
     }
 
     /// Keeps a chunk the reader finished (every slot read out) among the spares, which
     /// keep the largest chunks that fit `SPARE_SLOTS`; frees what does not fit.
     fn put_spare(&self, c: ChunkPtr<T>) {
-        // SAFETY: the reader just left the chunk; it is alive until freed below.
-        let cap = unsafe { c.cap() };
-        let mut all = [const { no_spare() }; SPARES + 1];
+        let mut all = [const { ChunkPtr(ptr::null_mut()) }; SPARES + 1];
         let mut s = self.spares.lock().unwrap_or_else(|e| e.into_inner());
         let n = s.len;
         for (to, from) in all.iter_mut().zip(&mut s.chunks[..n]) {
-            *to = std::mem::replace(from, no_spare());
+            *to = std::mem::replace(from, ChunkPtr(ptr::null_mut()));
         }
-        all[n] = (c, cap);
-        all[..=n].sort_unstable_by_key(|&(_, cap)| std::cmp::Reverse(cap));
+        all[n] = c;
+        // SAFETY (the `cap` calls here): the spares and the chunk the reader just left are
+        // alive, the queue's alone until freed below.
+        all[..=n].sort_unstable_by_key(|c| std::cmp::Reverse(unsafe { c.cap() }));
         s.len = 0;
-        s.slots = 0;
+        let mut kept_slots = 0;
         // Kept ones go back to the spares; the rest gather at the front of `all`.
         let mut unkept = 0;
         for i in 0..=n {
-            let (p, k) = std::mem::replace(&mut all[i], no_spare());
-            if s.len < SPARES && s.slots + k <= SPARE_SLOTS {
+            let p = std::mem::replace(&mut all[i], ChunkPtr(ptr::null_mut()));
+            // SAFETY: as above.
+            let k = unsafe { p.cap() };
+            if s.len < SPARES && kept_slots + k <= SPARE_SLOTS {
                 let at = s.len;
-                s.chunks[at] = (p, k);
+                s.chunks[at] = p;
                 s.len += 1;
-                s.slots += k;
+                kept_slots += k;
             } else {
-                all[unkept] = (p, k);
+                all[unkept] = p;
                 unkept += 1;
             }
         }
         drop(s);
-        for (p, _) in &all[..unkept] {
+        for p in &all[..unkept] {
             // SAFETY: the reader moved past the chunk and the writer left it long ago (or
             // it was a spare, the queue's alone); nobody else references it and its slots
             // are empty.
@@ -578,7 +570,7 @@ impl<T, W, R> Drop for Spsc<T, W, R> {
         // SAFETY: the writer's current chunk, owned by nobody else.
         drop(unsafe { Box::from_raw(at.chunk.0) });
         let spares = self.spares.get_mut().unwrap_or_else(|e| e.into_inner());
-        for (c, _) in &spares.chunks[..spares.len] {
+        for c in &spares.chunks[..spares.len] {
             // SAFETY: a spare belongs to the queue alone; its slots are empty.
             drop(unsafe { Box::from_raw(c.0) });
         }
@@ -666,14 +658,13 @@ mod tests {
         }
     }
 
-    /// The spares' slot count is that of the chunks kept, within the budget.
+    /// The spares hold at most `SPARE_SLOTS` slots together.
     fn assert_spares_within_budget<T: Send>(q: &Spsc<T, (), ()>) {
         let spares = q.spares.lock().unwrap();
-        assert!(spares.slots <= SPARE_SLOTS, "{} slots kept", spares.slots);
         let kept = &spares.chunks[..spares.len];
         // SAFETY: spares are live chunks owned by the queue (locked).
-        assert!(kept.iter().all(|(c, cap)| unsafe { c.cap() } == *cap));
-        assert_eq!(spares.slots, kept.iter().map(|(_, cap)| cap).sum::<usize>());
+        let slots = kept.iter().map(|c| unsafe { c.cap() }).sum::<usize>();
+        assert!(slots <= SPARE_SLOTS, "{slots} slots kept");
     }
 
     #[test]
