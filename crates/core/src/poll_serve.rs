@@ -36,8 +36,10 @@ pub struct PollServe {
 }
 
 impl PollServe {
-    /// Serves nothing yet.
+    /// Serves nothing yet. Made when a poll is about to wait, which tells the streaming
+    /// rule of inline writes that this thread waits for input (`io::note_wait`).
     pub fn new() -> PollServe {
+        crate::io::note_wait();
         PollServe::default()
     }
 

@@ -561,6 +561,7 @@ impl Socket {
             }
             if flags & DONTWAIT != 0 || (until.is_none() && timeout == 0) {
                 sig.arm(seen);
+                crate::io::note_wait();
                 break Err(Error::Again);
             }
             let d = *deadline.get_or_insert_with(|| until.or_else(|| Self::deadline(timeout)));
@@ -671,7 +672,11 @@ impl Socket {
     /// ZMQ_POLLIN / ZMQ_POLLOUT readiness now. Also re-arms the `fd()` edge.
     pub fn events(&self) -> Result<i16> {
         self.inner.signal.rearm();
-        self.events_now(None)
+        let ev = self.events_now(None)?;
+        if ev & POLLIN == 0 {
+            crate::io::note_wait();
+        }
+        Ok(ev)
     }
 
     /// `events()` without draining or arming the descriptor while the application has

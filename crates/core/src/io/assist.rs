@@ -33,15 +33,51 @@ use std::time::Instant;
 /// than a sender's gap between two queued messages (well under 1 µs).
 const STREAMING_GAP_NS: u64 = 3_000;
 
+/// A thread that handed output to another connection less than this long ago and has not
+/// waited for input since is streaming over several connections (see `ThreadOutput`).
+/// Long: what it measures is how often a connection goes idle, and that grows as writes
+/// batch (one `send` per 250-500 messages to 100 SUBs once the I/O thread writes them
+/// all, an idle connection every ~100 µs); a short window flipped back to inline writes.
+const STREAMING_WINDOW_NS: u64 = 1_000_000;
+
+/// The last output this thread handed an idle connection (or flushed inline).
+#[derive(Clone, Copy)]
+struct ThreadOutput {
+    /// When (`now_ns`); 0 once the thread waited for input since (`note_wait`).
+    ns: u64,
+    /// Which connection (its `ConnHandle`'s address; only compared).
+    conn: usize,
+}
+
 thread_local! {
-    /// When this thread last finished an inline flush or handed an idle connection output,
-    /// on any connection (`now_ns`). A thread streaming to several connections (a PUB's
-    /// subscribers, one DEALER per peer) comes back to each one only after writing to all
-    /// the others: measured per connection alone, its gap grew with their number, and past
-    /// about three it passed `STREAMING_GAP_NS`, so that every message cost a `send` per
-    /// connection. Measured from flushes alone, a thread sending each message to another
-    /// of 100 connections still flushed inline every 3 µs, a `send` for a dozen messages.
-    static THREAD_LAST_OUTPUT_NS: Cell<u64> = const { Cell::new(0) };
+    /// A thread streaming to several connections (a PUB's subscribers, one DEALER per
+    /// peer) comes back to each one only after writing to all the others: measured per
+    /// connection alone, its gap grew with their number, and past about three it passed
+    /// `STREAMING_GAP_NS`, so that every message cost a `send` per connection. Measured
+    /// from this thread's inline flushes alone, a thread sending each message to another
+    /// of 100 connections still flushed inline every few µs, a `send` (and a peek) for
+    /// one to a dozen messages, and the connection it wrote was idle again for the next.
+    static THREAD_OUTPUT: Cell<ThreadOutput> = const { Cell::new(ThreadOutput { ns: 0, conn: 0 }) };
+}
+
+/// The calling thread is about to wait for input, or found none to read (a receive that
+/// would block, `ZMQ_EVENTS` without POLLIN: what a proxy or an event loop does before it
+/// waits on the sockets' descriptors): what it sends next answers what comes (a reply, a
+/// forwarded request), it is not part of a stream, and goes out at once. Without this, a
+/// proxy forwarding one request at a time between two connections wrote through the I/O
+/// thread, 10 µs more per round trip.
+pub(crate) fn note_wait() {
+    THREAD_OUTPUT.with(|t| t.set(ThreadOutput { ns: 0, conn: 0 }));
+}
+
+/// True if output handed at `now` to connection `conn` (last flushed inline at
+/// `conn_inline_ns`) is part of a stream, given the thread's previous output `last`: the
+/// I/O thread's batch takes it rather than a `send` of its own from this thread.
+fn streaming(now: u64, conn: usize, conn_inline_ns: u64, last: ThreadOutput) -> bool {
+    let since_thread = now.saturating_sub(last.ns);
+    now.saturating_sub(conn_inline_ns) < STREAMING_GAP_NS
+        || since_thread < STREAMING_GAP_NS
+        || (last.ns != 0 && last.conn != conn && since_thread < STREAMING_WINDOW_NS)
 }
 
 pub(super) fn now_ns() -> u64 {
@@ -84,15 +120,19 @@ impl ConnHandle {
     /// from this thread, or leave it to the I/O thread.
     pub(crate) fn output_ready(&self) {
         let now = now_ns();
-        let last = self
-            .last_inline_ns
-            .load(Ordering::Relaxed)
-            .max(THREAD_LAST_OUTPUT_NS.with(|t| t.replace(now)));
-        if now.saturating_sub(last) >= STREAMING_GAP_NS {
-            self.flush_or_schedule();
-        } else {
+        let conn = self.id();
+        let last = THREAD_OUTPUT.with(|t| t.replace(ThreadOutput { ns: now, conn }));
+        let conn_inline_ns = self.last_inline_ns.load(Ordering::Relaxed);
+        if streaming(now, conn, conn_inline_ns, last) {
             self.schedule();
+        } else {
+            self.flush_or_schedule();
         }
+    }
+
+    /// Tells this connection from others (`ThreadOutput::conn`).
+    fn id(&self) -> usize {
+        self as *const ConnHandle as usize
     }
 
     /// Like `output_ready` for a large message (`pipe::WRITE_ALONG_MIN` and up): written
@@ -111,7 +151,8 @@ impl ConnHandle {
         if let Some(done) = self.try_flush() {
             let now = now_ns();
             self.last_inline_ns.store(now, Ordering::Relaxed);
-            THREAD_LAST_OUTPUT_NS.with(|t| t.set(now));
+            let conn = self.id();
+            THREAD_OUTPUT.with(|t| t.set(ThreadOutput { ns: now, conn }));
             if done {
                 return;
             }
@@ -300,5 +341,53 @@ impl Drop for Served {
                 c.unclaim();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: usize = 1;
+    const B: usize = 2;
+    const US: u64 = 1_000;
+
+    fn out(ns: u64, conn: usize) -> ThreadOutput {
+        ThreadOutput { ns, conn }
+    }
+
+    #[test]
+    fn a_connection_or_thread_that_just_wrote_is_streaming() {
+        let now = 10_000 * US;
+        assert!(streaming(now, A, now - US, out(0, 0)));
+        assert!(streaming(now, A, 0, out(now - US, A)));
+        assert!(streaming(now, A, 0, out(now - US, B)));
+    }
+
+    #[test]
+    fn one_connection_after_a_pause_is_written_at_once() {
+        // A request every round trip (tens of µs) on one connection: inline each time,
+        // whether or not the thread was seen to wait.
+        let now = 10_000 * US;
+        assert!(!streaming(now, A, now - 40 * US, out(now - 40 * US, A)));
+        assert!(!streaming(now, A, now - 40 * US, out(0, 0)));
+    }
+
+    #[test]
+    fn turning_to_another_connection_without_waiting_is_streaming() {
+        let now = 10_000 * US;
+        assert!(streaming(now, A, 0, out(now - 40 * US, B)));
+        assert!(streaming(now, A, 0, out(now - 900 * US, B)));
+        // Past the window the thread paused: write at once.
+        assert!(!streaming(now, A, 0, out(now - 2_000 * US, B)));
+    }
+
+    #[test]
+    fn a_thread_that_waited_for_input_writes_its_answer_at_once() {
+        let now = 10_000 * US;
+        THREAD_OUTPUT.with(|t| t.set(out(now - 40 * US, B)));
+        note_wait();
+        let last = THREAD_OUTPUT.with(Cell::get);
+        assert!(!streaming(now, A, 0, last));
     }
 }

@@ -10,7 +10,7 @@ mod reactor;
 mod stream;
 mod writeq;
 
-pub(crate) use assist::{ConnHandle, Served};
+pub(crate) use assist::{note_wait, ConnHandle, Served};
 pub(crate) use reactor::ReactorShared;
 
 use crate::options::Options;
