@@ -354,7 +354,6 @@ impl Signal {
         deadline: Option<Instant>,
         io: &mut dyn SelfServe,
     ) -> Wait {
-        crate::io::note_wait();
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
         let budget = policy.budget_ns();
         if (budget > 0 && self.spin_for(seen, budget, io, &mut policy))
@@ -393,7 +392,6 @@ impl Signal {
         spin_ns: u64,
         io: &mut dyn SelfServe,
     ) -> Wait {
-        crate::io::note_wait();
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
         let spin_ns = if spin_max_ns() == 0 {
             0
@@ -467,7 +465,6 @@ impl Signal {
     }
 
     fn wait_io(&self, seen: u64, deadline: Option<Instant>, io: &mut dyn SelfServe) -> Wait {
-        crate::io::note_wait();
         match self.sleep(seen, deadline, io, false) {
             Slept::Done(result) => result,
             Slept::BodyStarted => unreachable!("sleep(.., false) never stops for a body"),

@@ -566,6 +566,7 @@ impl Socket {
             }
             let d = *deadline.get_or_insert_with(|| until.or_else(|| Self::deadline(timeout)));
             let io = served.get_or_insert_with(|| Served::claim(&sources));
+            crate::io::note_wait();
             let waited = match until {
                 // The caller picked this wait to avoid a wake-up through its event loop
                 // (50-60 µs on a VM): spin it all, as it asked. The adaptive budget (at
@@ -669,11 +670,16 @@ impl Socket {
         Ok(())
     }
 
-    /// ZMQ_POLLIN / ZMQ_POLLOUT readiness now. Also re-arms the `fd()` edge.
+    /// ZMQ_POLLIN / ZMQ_POLLOUT readiness now. Also re-arms the `fd()` edge. Without
+    /// POLLIN on a socket that reads, the calling thread counts as about to wait for
+    /// input: its next message to a tcp/ipc connection is written at once rather than
+    /// batched as part of a stream.
     pub fn events(&self) -> Result<i16> {
         self.inner.signal.rearm();
         let ev = self.events_now(None)?;
-        if ev & POLLIN == 0 {
+        if ev & POLLIN == 0 && !matches!(self.kind(), SocketType::Pub | SocketType::Push) {
+            // Nothing to read, as before a wait on ZMQ_FD (see `io::note_wait`). Not for
+            // a socket that never reads: a send loop asking for POLLOUT is no wait.
             crate::io::note_wait();
         }
         Ok(ev)

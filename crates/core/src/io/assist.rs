@@ -3,9 +3,10 @@
 //! wake-up of a sleeping thread costs 20-30 µs, more than the whole protocol work.
 //!
 //! - Send: a message queued on a connection whose writer side was idle is written by the
-//!   sending thread at once (one syscall, no I/O-thread wake), unless this connection, or
-//!   any connection by this thread, was written inline a moment ago: then the sender is
-//!   streaming, and the I/O thread batches (one write per batch, as before).
+//!   sending thread at once (one syscall, no I/O-thread wake), unless the sender is
+//!   streaming: this connection, or any connection by this thread, was written or handed
+//!   output a moment ago, or the thread turned to this connection from another without
+//!   waiting for input in between. Then the I/O thread batches (one write per batch).
 //! - Receive: a receive that finds nothing queued reads the connection itself, also while
 //!   it spins before sleeping, so a reply is taken from the kernel by the thread that
 //!   waits for it. While it waits it also writes what the kernel had no room for yet (a
@@ -29,55 +30,72 @@ use std::time::Instant;
 
 /// A connection flushed inline less than this long ago, or by a thread that flushed any
 /// connection inline less than this long ago, is streaming: leave the next message to the
-/// I/O thread's batch. Shorter than any round trip (a reply cannot arrive sooner), longer
-/// than a sender's gap between two queued messages (well under 1 µs).
+/// I/O thread's batch. Shorter than any round trip (a reply cannot arrive sooner),
+/// longer than a sender's gap between two queued messages (well under 1 µs).
 const STREAMING_GAP_NS: u64 = 3_000;
 
 /// A thread that handed output to another connection less than this long ago and has not
-/// waited for input since is streaming over several connections (see `ThreadOutput`).
+/// waited for input since is streaming over several connections (see `streaming`).
 /// Long: what it measures is how often a connection goes idle, and that grows as writes
 /// batch (one `send` per 250-500 messages to 100 SUBs once the I/O thread writes them
 /// all, an idle connection every ~100 µs); a short window flipped back to inline writes.
 const STREAMING_WINDOW_NS: u64 = 1_000_000;
 
-/// The last output this thread handed an idle connection (or flushed inline).
+/// This thread's last output to tcp/ipc connections.
 #[derive(Clone, Copy)]
 struct ThreadOutput {
-    /// When (`now_ns`); 0 once the thread waited for input since (`note_wait`).
+    /// When it last finished an inline flush, on any connection (`now_ns`).
+    inline_ns: u64,
+    /// When it last handed an idle connection output (`now_ns`).
     ns: u64,
-    /// Which connection (its `ConnHandle`'s address; only compared).
+    /// Which connection that was (its `ConnHandle`'s address; only compared).
     conn: usize,
+    /// The thread waited for input (or found none) since (`note_wait`).
+    waited: bool,
 }
 
+/// No output yet: as after a wait.
+const NO_OUTPUT: ThreadOutput = ThreadOutput {
+    inline_ns: 0,
+    ns: 0,
+    conn: 0,
+    waited: true,
+};
+
 thread_local! {
-    /// A thread streaming to several connections (a PUB's subscribers, one DEALER per
-    /// peer) comes back to each one only after writing to all the others: measured per
-    /// connection alone, its gap grew with their number, and past about three it passed
-    /// `STREAMING_GAP_NS`, so that every message cost a `send` per connection. Measured
-    /// from this thread's inline flushes alone, a thread sending each message to another
-    /// of 100 connections still flushed inline every few µs, a `send` (and a peek) for
-    /// one to a dozen messages, and the connection it wrote was idle again for the next.
-    static THREAD_OUTPUT: Cell<ThreadOutput> = const { Cell::new(ThreadOutput { ns: 0, conn: 0 }) };
+    /// This thread's last output (see `streaming`). Per thread, not per connection: a
+    /// thread streaming to several connections (a PUB's subscribers, one DEALER per peer)
+    /// comes back to each one only after writing to all the others, so each connection
+    /// alone looks idle.
+    static THREAD_OUTPUT: Cell<ThreadOutput> = const { Cell::new(NO_OUTPUT) };
 }
 
 /// The calling thread is about to wait for input, or found none to read (a receive that
-/// would block, `ZMQ_EVENTS` without POLLIN: what a proxy or an event loop does before it
-/// waits on the sockets' descriptors): what it sends next answers what comes (a reply, a
-/// forwarded request), it is not part of a stream, and goes out at once. Without this, a
-/// proxy forwarding one request at a time between two connections wrote through the I/O
-/// thread, 10 µs more per round trip.
+/// would block, `ZMQ_EVENTS` of a receiving socket without POLLIN: what a proxy or an
+/// event loop does before it waits on the sockets' descriptors). What it sends next
+/// answers what comes (a reply, a forwarded request): not part of a stream, it goes out
+/// at once. Without this, a proxy forwarding one request at a time between two
+/// connections wrote through the I/O thread, 10 µs more per round trip.
 pub(crate) fn note_wait() {
-    THREAD_OUTPUT.with(|t| t.set(ThreadOutput { ns: 0, conn: 0 }));
+    THREAD_OUTPUT.with(|t| {
+        let mut last = t.get();
+        last.waited = true;
+        t.set(last);
+    });
 }
 
 /// True if output handed at `now` to connection `conn` (last flushed inline at
 /// `conn_inline_ns`) is part of a stream, given the thread's previous output `last`: the
 /// I/O thread's batch takes it rather than a `send` of its own from this thread.
+/// A thread sending each message to another of 100 connections, judged by the first two
+/// rules alone, still wrote inline every few µs: one message per `send` (and a peek), and
+/// the connection it wrote was idle again for its next message. The third rule makes
+/// such a thread leave them all to the I/O thread; it never applies to a thread writing
+/// one connection, which the first two rules alone decide, as before it.
 fn streaming(now: u64, conn: usize, conn_inline_ns: u64, last: ThreadOutput) -> bool {
-    let since_thread = now.saturating_sub(last.ns);
     now.saturating_sub(conn_inline_ns) < STREAMING_GAP_NS
-        || since_thread < STREAMING_GAP_NS
-        || (last.ns != 0 && last.conn != conn && since_thread < STREAMING_WINDOW_NS)
+        || now.saturating_sub(last.inline_ns) < STREAMING_GAP_NS
+        || (!last.waited && last.conn != conn && now.saturating_sub(last.ns) < STREAMING_WINDOW_NS)
 }
 
 pub(super) fn now_ns() -> u64 {
@@ -121,7 +139,16 @@ impl ConnHandle {
     pub(crate) fn output_ready(&self) {
         let now = now_ns();
         let conn = self.id();
-        let last = THREAD_OUTPUT.with(|t| t.replace(ThreadOutput { ns: now, conn }));
+        let last = THREAD_OUTPUT.with(|t| {
+            let last = t.get();
+            t.set(ThreadOutput {
+                ns: now,
+                conn,
+                waited: false,
+                ..last
+            });
+            last
+        });
         let conn_inline_ns = self.last_inline_ns.load(Ordering::Relaxed);
         if streaming(now, conn, conn_inline_ns, last) {
             self.schedule();
@@ -151,8 +178,12 @@ impl ConnHandle {
         if let Some(done) = self.try_flush() {
             let now = now_ns();
             self.last_inline_ns.store(now, Ordering::Relaxed);
-            let conn = self.id();
-            THREAD_OUTPUT.with(|t| t.set(ThreadOutput { ns: now, conn }));
+            THREAD_OUTPUT.with(|t| {
+                t.set(ThreadOutput {
+                    inline_ns: now,
+                    ..t.get()
+                })
+            });
             if done {
                 return;
             }
@@ -352,42 +383,97 @@ mod tests {
     const B: usize = 2;
     const US: u64 = 1_000;
 
-    fn out(ns: u64, conn: usize) -> ThreadOutput {
-        ThreadOutput { ns, conn }
+    /// Last handed output to `conn` at `ns`; no inline flush lately.
+    fn out(ns: u64, conn: usize, waited: bool) -> ThreadOutput {
+        ThreadOutput {
+            inline_ns: 0,
+            ns,
+            conn,
+            waited,
+        }
     }
 
     #[test]
-    fn a_connection_or_thread_that_just_wrote_is_streaming() {
+    fn a_connection_or_thread_that_just_wrote_inline_is_streaming() {
         let now = 10_000 * US;
-        assert!(streaming(now, A, now - US, out(0, 0)));
-        assert!(streaming(now, A, 0, out(now - US, A)));
-        assert!(streaming(now, A, 0, out(now - US, B)));
+        assert!(streaming(now, A, now - US, NO_OUTPUT));
+        let flushed = ThreadOutput {
+            inline_ns: now - US,
+            ..NO_OUTPUT
+        };
+        // Whatever the connection, and after a wait too (a reply cannot come that fast).
+        assert!(streaming(now, A, 0, flushed));
     }
 
     #[test]
-    fn one_connection_after_a_pause_is_written_at_once() {
+    fn one_connection_is_decided_by_its_inline_writes_alone() {
         // A request every round trip (tens of µs) on one connection: inline each time,
         // whether or not the thread was seen to wait.
         let now = 10_000 * US;
-        assert!(!streaming(now, A, now - 40 * US, out(now - 40 * US, A)));
-        assert!(!streaming(now, A, now - 40 * US, out(0, 0)));
+        assert!(!streaming(
+            now,
+            A,
+            now - 40 * US,
+            out(now - 40 * US, A, false)
+        ));
+        assert!(!streaming(
+            now,
+            A,
+            now - 40 * US,
+            out(now - 40 * US, A, true)
+        ));
+        assert!(!streaming(now, A, 0, NO_OUTPUT));
+        // Handed output a moment ago (to the I/O thread), no inline write since: inline.
+        assert!(!streaming(now, A, now - 40 * US, out(now - US, A, false)));
     }
 
     #[test]
     fn turning_to_another_connection_without_waiting_is_streaming() {
         let now = 10_000 * US;
-        assert!(streaming(now, A, 0, out(now - 40 * US, B)));
-        assert!(streaming(now, A, 0, out(now - 900 * US, B)));
+        assert!(streaming(now, A, 0, out(now - 40 * US, B, false)));
+        assert!(streaming(now, A, 0, out(now - 900 * US, B, false)));
         // Past the window the thread paused: write at once.
-        assert!(!streaming(now, A, 0, out(now - 2_000 * US, B)));
+        assert!(!streaming(now, A, 0, out(now - 2_000 * US, B, false)));
     }
 
     #[test]
     fn a_thread_that_waited_for_input_writes_its_answer_at_once() {
         let now = 10_000 * US;
-        THREAD_OUTPUT.with(|t| t.set(out(now - 40 * US, B)));
+        THREAD_OUTPUT.with(|t| t.set(out(now - 40 * US, B, false)));
+        assert!(streaming(now, A, 0, THREAD_OUTPUT.with(Cell::get)));
         note_wait();
-        let last = THREAD_OUTPUT.with(Cell::get);
-        assert!(!streaming(now, A, 0, last));
+        assert!(!streaming(now, A, 0, THREAD_OUTPUT.with(Cell::get)));
+    }
+
+    /// Where `note_wait` is called from (`Socket::events`, a receive that would block).
+    #[test]
+    fn finding_no_input_counts_as_a_wait_on_receiving_sockets_only() {
+        use crate::{Context, SocketType};
+        let waited = || THREAD_OUTPUT.with(Cell::get).waited;
+        let streaming_output = || THREAD_OUTPUT.with(|t| t.set(out(1, B, false)));
+        let ctx = Context::new();
+        let pull = ctx.socket(SocketType::Pull).unwrap();
+        let push = ctx.socket(SocketType::Push).unwrap();
+        pull.bind("inproc://assist-note-wait").unwrap();
+        push.connect("inproc://assist-note-wait").unwrap();
+
+        // A PUSH never has input: asking it for POLLOUT in a send loop is no wait.
+        streaming_output();
+        push.events().unwrap();
+        assert!(!waited());
+        streaming_output();
+        pull.events().unwrap();
+        assert!(waited());
+        streaming_output();
+        assert!(pull.recv(crate::DONTWAIT).is_err());
+        assert!(waited());
+
+        // A receiving socket with input queued: no wait.
+        push.send(b"x", 0).unwrap();
+        streaming_output();
+        assert_eq!(pull.events().unwrap() & crate::POLLIN, crate::POLLIN);
+        assert!(!waited());
+        drop((push, pull));
+        ctx.term().unwrap();
     }
 }
