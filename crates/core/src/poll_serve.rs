@@ -36,16 +36,17 @@ pub struct PollServe {
 }
 
 impl PollServe {
-    /// Serves nothing yet. Made when a poll is about to wait, which tells the streaming
-    /// rule of inline writes that this thread waits for input (`io::note_wait`).
+    /// Serves nothing yet.
     pub fn new() -> PollServe {
-        crate::io::note_wait();
         PollServe::default()
     }
 
-    /// Reads `sock`'s connections now and claims them for this thread's sleep. True if
-    /// that changed the socket's state: look at its events again before sleeping.
+    /// Reads `sock`'s connections now and claims them for this thread's sleep, which
+    /// waits for its input: the thread counts as waiting for input from now (the
+    /// streaming rule of inline writes, `io::note_wait`). True if that changed the
+    /// socket's state: look at its events again before sleeping.
     pub fn add(&mut self, sock: &Socket) -> bool {
+        crate::io::note_wait();
         if self.claimed >= MAX_CLAIMED {
             // Enough: the rest stay with the I/O thread (see MAX_CLAIMED).
             self.watch(sock);

@@ -559,14 +559,15 @@ impl Socket {
                     continue;
                 }
             }
+            // Found nothing: what this thread sends next answers what comes, not part of
+            // a stream (see `io::note_wait`), whether it waits here or elsewhere.
+            crate::io::note_wait();
             if flags & DONTWAIT != 0 || (until.is_none() && timeout == 0) {
                 sig.arm(seen);
-                crate::io::note_wait();
                 break Err(Error::Again);
             }
             let d = *deadline.get_or_insert_with(|| until.or_else(|| Self::deadline(timeout)));
             let io = served.get_or_insert_with(|| Served::claim(&sources));
-            crate::io::note_wait();
             let waited = match until {
                 // The caller picked this wait to avoid a wake-up through its event loop
                 // (50-60 µs on a VM): spin it all, as it asked. The adaptive budget (at
@@ -675,9 +676,18 @@ impl Socket {
     /// input: its next message to a tcp/ipc connection is written at once rather than
     /// batched as part of a stream.
     pub fn events(&self) -> Result<i16> {
+        self.events_marking(true)
+    }
+
+    /// `events()`; `input_wanted`: the caller asks about POLLIN (not a wait for POLLOUT
+    /// only), so finding none marks the thread as waiting for input.
+    fn events_marking(&self, input_wanted: bool) -> Result<i16> {
         self.inner.signal.rearm();
         let ev = self.events_now(None)?;
-        if ev & POLLIN == 0 && !matches!(self.kind(), SocketType::Pub | SocketType::Push) {
+        if input_wanted
+            && ev & POLLIN == 0
+            && !matches!(self.kind(), SocketType::Pub | SocketType::Push)
+        {
             // Nothing to read, as before a wait on ZMQ_FD (see `io::note_wait`). Not for
             // a socket that never reads: a send loop asking for POLLOUT is no wait.
             crate::io::note_wait();
@@ -703,7 +713,7 @@ impl Socket {
     /// until the I/O thread has read them: `zmq_poll` on one socket costs no more wake-ups
     /// than `zmq_recv`. Errors: `Interrupted` (a signal), `Terminated`, `NotSocket`.
     pub fn wait_events(&self, mask: i16, until: Option<Instant>) -> Result<i16> {
-        let ev = self.events()?;
+        let ev = self.events_marking(mask & POLLIN != 0)?;
         if ev & mask != 0 {
             return Ok(ev);
         }
@@ -743,7 +753,7 @@ impl Socket {
         };
         drop(served);
         self.give_back_sources(sources);
-        result.and_then(|()| self.events())
+        result.and_then(|()| self.events_marking(mask & POLLIN != 0))
     }
 
     /// Reads this socket's connections from the calling thread (as a receive that finds

@@ -4,9 +4,9 @@
 //!
 //! - Send: a message queued on a connection whose writer side was idle is written by the
 //!   sending thread at once (one syscall, no I/O-thread wake), unless the sender is
-//!   streaming: this connection, or any connection by this thread, was written or handed
-//!   output a moment ago, or the thread turned to this connection from another without
-//!   waiting for input in between. Then the I/O thread batches (one write per batch).
+//!   streaming: this connection, or any connection by this thread, was written inline a
+//!   moment ago, or the thread turned to this connection from another without waiting
+//!   for input in between. Then the I/O thread batches (one write per batch).
 //! - Receive: a receive that finds nothing queued reads the connection itself, also while
 //!   it spins before sleeping, so a reply is taken from the kernel by the thread that
 //!   waits for it. While it waits it also writes what the kernel had no room for yet (a
@@ -71,8 +71,9 @@ thread_local! {
 }
 
 /// The calling thread is about to wait for input, or found none to read (a receive that
-/// would block, `ZMQ_EVENTS` of a receiving socket without POLLIN: what a proxy or an
-/// event loop does before it waits on the sockets' descriptors). What it sends next
+/// would block, a poll for input about to sleep, `ZMQ_EVENTS` of a receiving socket
+/// without POLLIN: what a proxy or an event loop does before it waits on the sockets'
+/// descriptors). Not a send blocked at the HWM: that thread is still streaming. What it sends next
 /// answers what comes (a reply, a forwarded request): not part of a stream, it goes out
 /// at once. Without this, a proxy forwarding one request at a time between two
 /// connections wrote through the I/O thread, 10 µs more per round trip.
@@ -473,7 +474,61 @@ mod tests {
         streaming_output();
         assert_eq!(pull.events().unwrap() & crate::POLLIN, crate::POLLIN);
         assert!(!waited());
-        drop((push, pull));
+        assert_eq!(pull.recv(0).unwrap().data(), b"x");
+
+        // A blocking receive that times out waited; a zmq_poll for input about to sleep
+        // too, one for POLLOUT only does not.
+        pull.set_int(crate::options::id::RCVTIMEO, 1).unwrap();
+        streaming_output();
+        assert!(pull.recv(0).is_err());
+        assert!(waited());
+        streaming_output();
+        let mut serve = crate::PollServe::new();
+        serve.watch(&push);
+        assert!(!waited());
+        serve.add(&pull);
+        assert!(waited());
+        drop(serve);
+        // A DEALER reads, but a wait for its POLLOUT alone is no wait for input.
+        let dealer = ctx.socket(SocketType::Dealer).unwrap();
+        let peer = ctx.socket(SocketType::Dealer).unwrap();
+        peer.bind("inproc://assist-note-wait-out").unwrap();
+        dealer.connect("inproc://assist-note-wait-out").unwrap();
+        streaming_output();
+        let ev = dealer.wait_events(crate::POLLOUT, None).unwrap();
+        assert_eq!(ev & crate::POLLOUT, crate::POLLOUT);
+        assert!(!waited());
+        streaming_output();
+        dealer.events().unwrap();
+        assert!(waited());
+        drop((push, pull, dealer, peer));
+        ctx.term().unwrap();
+    }
+
+    /// A send that waits for room at the HWM is still part of a stream.
+    #[test]
+    fn a_send_blocked_at_the_high_water_mark_is_no_wait_for_input() {
+        use crate::{Context, SocketType};
+        let waited = || THREAD_OUTPUT.with(Cell::get).waited;
+        let ctx = Context::new();
+        let dealer = ctx.socket(SocketType::Dealer).unwrap();
+        dealer.set_int(crate::options::id::SNDHWM, 1).unwrap();
+        dealer.set_int(crate::options::id::SNDTIMEO, 5).unwrap();
+        let peer = ctx.socket(SocketType::Dealer).unwrap();
+        peer.set_int(crate::options::id::RCVHWM, 1).unwrap();
+        peer.bind("inproc://assist-hwm-wait").unwrap();
+        dealer.connect("inproc://assist-hwm-wait").unwrap();
+        THREAD_OUTPUT.with(|t| t.set(out(1, B, false)));
+        let mut refused = false;
+        for _ in 0..16 {
+            if dealer.send(b"x", 0).is_err() {
+                refused = true;
+                break;
+            }
+        }
+        assert!(refused, "the HWM never blocked the sender");
+        assert!(!waited());
+        drop((dealer, peer));
         ctx.term().unwrap();
     }
 }
