@@ -231,7 +231,11 @@ pub(crate) fn wait(
             if let Some(s) = e.sock {
                 // `events` also re-arms the socket's eventfd: any later change makes it
                 // readable.
-                let ev = if armed { s.events()? } else { s.events_peek()? };
+                let ev = if armed {
+                    s.events_polled()?
+                } else {
+                    s.events_peek()?
+                };
                 e.revents = zmq_bits(ev) & e.events;
                 if e.revents != 0 {
                     ready += 1;

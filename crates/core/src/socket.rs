@@ -92,6 +92,16 @@ fn pull_all(sources: &[Weak<ConnHandle>]) {
     }
 }
 
+/// Gives the claims the thread's last waits left in place back to the I/O thread (see
+/// `ConnHandle::end_idle_claim`).
+fn end_idle_claims(sources: &[Weak<ConnHandle>]) {
+    for c in sources {
+        if let Some(c) = c.upgrade() {
+            c.end_idle_claim();
+        }
+    }
+}
+
 pub(crate) struct SocketShared {
     pub(crate) id: u64,
     pub(crate) kind: SocketType,
@@ -437,6 +447,11 @@ impl Socket {
                 sig.arm(seen);
                 return Err((Error::Again, msg));
             }
+            if deadline.is_none() {
+                // This thread now waits for room, not input: what its last receive left
+                // claimed goes back to the I/O thread.
+                self.end_idle_claims();
+            }
             let d = *deadline.get_or_insert_with(|| Self::deadline(timeout));
             // Sleep without spinning: room at the HWM comes back only once the reader has
             // taken half the queue (the low-water mark), which is never soon, and a spin
@@ -592,8 +607,13 @@ impl Socket {
                 Wait::Interrupted => break Err(Error::Interrupted),
             }
         };
-        // Unclaims (outside the socket's lock).
+        // Ends or leaves the claims (outside the socket's lock).
         drop(served);
+        if result.is_err() {
+            // Nothing received: the thread turns elsewhere (an event loop, a poll, other
+            // work); it will not come back for the connections soon.
+            end_idle_claims(&sources);
+        }
         self.give_back_sources(sources);
         result
     }
@@ -675,8 +695,49 @@ impl Socket {
     /// POLLIN on a socket that reads, the calling thread counts as about to wait for
     /// input: its next message to a tcp/ipc connection is written at once rather than
     /// batched as part of a stream.
+    ///
+    /// Finding nothing to receive, it gives the connections the thread's last receive left
+    /// claimed back to the I/O thread: the caller is about to wait on `fd()`, which only
+    /// the I/O thread's reads make readable.
     pub fn events(&self) -> Result<i16> {
+        let ev = self.events_marking(true)?;
+        if ev & POLLIN == 0 && !matches!(self.kind(), SocketType::Pub | SocketType::Push) {
+            self.end_idle_claims();
+        }
+        Ok(ev)
+    }
+
+    /// `events()` for `zmq_poll`, which claims the socket's connections itself before it
+    /// sleeps: claims left in place stay.
+    pub fn events_polled(&self) -> Result<i16> {
         self.events_marking(true)
+    }
+
+    /// How many of this socket's connections hold a claim left in place by a wait of
+    /// this thread's that is over (see `ConnHandle::release`). For tests.
+    #[doc(hidden)]
+    pub fn idle_claims(&self) -> usize {
+        let sources = self.inner.lock().conn_sources(Vec::new());
+        let n = sources
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|c| c.has_idle_claim())
+            .count();
+        self.give_back_sources(sources);
+        n
+    }
+
+    /// `end_idle_claims` on this socket's connections.
+    fn end_idle_claims(&self) {
+        let sources = {
+            let mut st = self.inner.lock();
+            if st.closed {
+                return;
+            }
+            st.conn_sources(Vec::new())
+        };
+        end_idle_claims(&sources);
+        self.give_back_sources(sources);
     }
 
     /// `events()`; `input_wanted`: the caller asks about POLLIN (not a wait for POLLOUT
@@ -702,7 +763,7 @@ impl Socket {
     /// every socket, and a program waiting on ZMQ_FD may rely on that.
     pub fn events_peek(&self) -> Result<i16> {
         if self.inner.signal.fd_exposed() {
-            return self.events();
+            return self.events_polled();
         }
         self.events_now(None)
     }
@@ -730,6 +791,7 @@ impl Socket {
         let mut sources = Vec::new();
         let mut pulled = false;
         let mut served: Option<Served> = None;
+        let mut timed_out = false;
         let result = loop {
             let seen = sig.generation();
             match self.events_now(Some(&mut sources)) {
@@ -747,11 +809,17 @@ impl Socket {
             let io = served.get_or_insert_with(|| Served::claim(&sources));
             match sig.block(seen, until, io) {
                 Wait::Changed => {}
-                Wait::TimedOut => break Ok(()),
+                Wait::TimedOut => {
+                    timed_out = true;
+                    break Ok(());
+                }
                 Wait::Interrupted => break Err(Error::Interrupted),
             }
         };
         drop(served);
+        if timed_out || result.is_err() {
+            end_idle_claims(&sources);
+        }
         self.give_back_sources(sources);
         result.and_then(|()| self.events_marking(mask & POLLIN != 0))
     }
@@ -821,6 +889,8 @@ impl Socket {
     /// The file descriptor for ZMQ_FD: readable when `events()` may have changed since
     /// it was last read, and after a send or receive that failed with `Again`.
     pub fn fd(&self) -> i32 {
+        // A caller that waits on it relies on the I/O thread's reads.
+        self.end_idle_claims();
         self.inner.signal.expose_fd()
     }
 

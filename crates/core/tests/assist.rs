@@ -355,3 +355,96 @@ fn input_left_to_a_receiver_that_stopped_is_still_read() {
     drop((raw, pull, mon));
     ctx.term().unwrap();
 }
+
+/// Polls `cond` every millisecond for up to `secs` seconds.
+fn within(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    cond()
+}
+
+/// Receives `body` with a receive that has to wait for it (the raw peer sends it 5 ms
+/// later), and tells whether the wait's claim was still in place right after.
+fn recv_waiting(pull: &ferromq::Socket, raw: &TcpStream, body: &[u8]) -> bool {
+    let mut w = raw.try_clone().unwrap();
+    let frame = zmtp_message(body);
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(5));
+        w.write_all(&frame).unwrap();
+    });
+    assert_eq!(pull.recv(0).unwrap().data(), body);
+    let left = pull.idle_claims() == 1;
+    writer.join().unwrap();
+    left
+}
+
+#[test]
+fn a_claim_left_after_a_receive_goes_back_to_the_io_thread() {
+    // A blocking receive leaves its claim in place for the thread's next receive (for
+    // 1 ms: checked right after the receive, most of 20 tries see it). Once the thread
+    // stays away the I/O thread takes the descriptor back and reads it (a PING is
+    // answered without another receive); a receive that finds nothing, and events()
+    // without input, end the claim at once.
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let mon = Monitor::new(&ctx, &pull, "inproc://assist-idle-claim-mon");
+    let ep = bind_tcp(&pull);
+    let mut raw = raw_push(&ep);
+    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+    pull.set_int(opt::RCVTIMEO, 3000).unwrap();
+    let left = (0..20).filter(|_| recv_waiting(&pull, &raw, b"m")).count();
+    assert!(left > 0, "no receive left its claim in place");
+    assert!(
+        within(3, || pull.idle_claims() == 0),
+        "the I/O thread did not take the descriptor back"
+    );
+    raw.write_all(&[0x04, 7, 4, b'P', b'I', b'N', b'G', 0, 0])
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 64];
+    while !got.windows(5).any(|w| w == b"\x04PONG") {
+        match raw.read(&mut buf) {
+            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+            r => panic!("no PONG while the receiver is away: {r:?}"),
+        }
+    }
+    for _ in 0..20 {
+        if recv_waiting(&pull, &raw, b"n") {
+            assert!(pull.recv(DONTWAIT).is_err());
+            assert_eq!(
+                pull.idle_claims(),
+                0,
+                "a receive that found nothing ends it"
+            );
+        }
+        if recv_waiting(&pull, &raw, b"e") {
+            assert_eq!(pull.events().unwrap() & POLLIN, 0);
+            assert_eq!(pull.idle_claims(), 0, "events() without input ends it");
+        }
+    }
+    // What comes next makes ZMQ_FD readable without a receive (only the I/O thread's
+    // reads do that).
+    recv_waiting(&pull, &raw, b"f");
+    let fd = pull.fd();
+    assert_eq!(pull.events().unwrap() & POLLIN, 0);
+    raw.write_all(&zmtp_message(b"late")).unwrap();
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    let n = unsafe { libc::poll(&mut pfd, 1, 3000) };
+    assert_eq!(
+        n, 1,
+        "ZMQ_FD not readable for a message that came after events()"
+    );
+    assert_eq!(pull.recv(DONTWAIT).unwrap().data(), b"late");
+    drop((raw, pull, mon));
+    ctx.term().unwrap();
+}

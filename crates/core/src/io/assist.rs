@@ -10,13 +10,16 @@
 //! - Receive: a receive that finds nothing queued reads the connection itself, also while
 //!   it spins before sleeping, so a reply is taken from the kernel by the thread that
 //!   waits for it. While it waits it also writes what the kernel had no room for yet (a
-//!   large request taken in part), polling for room as well as input.
+//!   large request taken in part), polling for room as well as input. Its claim on the
+//!   descriptor outlasts the wait by up to 1 ms (`Conn::release_claim`), for the next
+//!   receive of a thread that receives in a loop.
 //! - The I/O thread reads such a connection one batch at a time (see `Conn::ready`), so
 //!   a receiving thread's own reads are not shut out by a long drain.
 //!
 //! A connection's state sits behind a mutex the I/O thread also takes. Application threads
-//! only ever `try_lock` it: they may hold their socket's lock, which the I/O thread takes
-//! while it holds a connection's, and they must never wait for the I/O thread anyway.
+//! `try_lock` it while they may hold their socket's lock (which the I/O thread takes
+//! while it holds a connection's), and otherwise wait for it only to begin or end a claim
+//! (the I/O thread holds it briefly).
 //! Whatever only the reactor may do (close, reconnect, timers) is handed to it by
 //! scheduling the connection.
 
@@ -24,7 +27,7 @@ use super::conn::Conn;
 use super::reactor::ReactorShared;
 use crate::signal::{SelfServe, Watched, MAX_SELF_SERVED};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Instant;
 
@@ -111,6 +114,9 @@ pub(crate) struct ConnHandle {
     conn: Mutex<Conn>,
     /// When an application thread last finished an inline flush (`now_ns`).
     last_inline_ns: AtomicU64,
+    /// The connection may hold a claim left in place (`Conn::release_claim`): set under
+    /// its lock whenever that changes here; a stale `true` only costs a lock.
+    idle_claim: AtomicBool,
 }
 
 impl ConnHandle {
@@ -120,6 +126,7 @@ impl ConnHandle {
             shared,
             conn: Mutex::new(conn),
             last_inline_ns: AtomicU64::new(0),
+            idle_claim: AtomicBool::new(false),
         });
         handle.lock().handle = Arc::downgrade(&handle);
         handle
@@ -236,9 +243,19 @@ impl ConnHandle {
     /// thread too. Returns what to wait on and the bytes still to come of a large body
     /// being read (if any), or None if the connection cannot be claimed now. Every claim
     /// must be ended with `unclaim`.
+    /// A claim the last wait left in place is taken over.
     pub(crate) fn claim(&self) -> Option<(Watched, Option<usize>)> {
-        let mut conn = self.conn.try_lock().ok()?;
-        let fd = conn.claim()?;
+        let mut conn = match self.conn.try_lock() {
+            Ok(c) => c,
+            // Nobody else watches a descriptor claimed and left in place: wait for the
+            // lock (the I/O thread holds it briefly) rather than sleep without it.
+            Err(_) if self.idle_claim.load(Ordering::Relaxed) => self.lock(),
+            Err(_) => return None,
+        };
+        let fd = conn.claim();
+        self.idle_claim
+            .store(conn.has_idle_claim(), Ordering::Relaxed);
+        let fd = fd?;
         let watched = Watched {
             fd,
             write: conn.wants_write(),
@@ -246,10 +263,37 @@ impl ConnHandle {
         Some((watched, conn.body_missing()))
     }
 
-    /// Gives the descriptor back to the I/O thread. Blocks on the connection's lock: call
-    /// it without holding the socket's.
-    pub(crate) fn unclaim(&self) {
-        self.lock().unclaim();
+    /// The waiting thread is done with its claim: it stays in place if the connection is
+    /// in plain traffic (see `Conn::release_claim`), else the I/O thread watches the
+    /// descriptor again. Blocks on the connection's lock: call it without holding the
+    /// socket's.
+    pub(crate) fn release(&self) {
+        let mut conn = self.lock();
+        let timer = conn.release_claim();
+        self.idle_claim
+            .store(conn.has_idle_claim(), Ordering::Relaxed);
+        drop(conn);
+        if timer {
+            self.schedule();
+        }
+    }
+
+    /// True while a claim is left in place unheld (looked at under the lock).
+    pub(crate) fn has_idle_claim(&self) -> bool {
+        self.lock().has_idle_claim()
+    }
+
+    /// Gives a claim left in place back to the I/O thread (the thread now waits another
+    /// way, or not at all). A claim held by a waiting thread stays. Blocks on the
+    /// connection's lock if a claim may be in place: call it without holding the socket's.
+    pub(crate) fn end_idle_claim(&self) {
+        if !self.idle_claim.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut conn = self.lock();
+        conn.end_idle_claim();
+        self.idle_claim
+            .store(conn.has_idle_claim(), Ordering::Relaxed);
     }
 }
 
@@ -268,7 +312,8 @@ pub(crate) enum Pulled {
 }
 
 /// The connections a receiving thread reads itself while it waits: each one it could
-/// claim is off the I/O thread's poller until this is dropped (dropping blocks briefly on
+/// claim is off the I/O thread's poller until this is dropped, and may stay off a little
+/// longer for the thread's next wait (`ConnHandle::release`; dropping blocks briefly on
 /// each connection's lock: never do it while holding the socket's lock). Holding the
 /// handles keeps their descriptors open while a sleep polls them.
 pub(crate) struct Served {
@@ -370,7 +415,7 @@ impl Drop for Served {
     fn drop(&mut self) {
         for (c, watched) in self.conns.iter().zip(&self.watched) {
             if let (Some(c), Some(_)) = (c, watched) {
-                c.unclaim();
+                c.release();
             }
         }
     }

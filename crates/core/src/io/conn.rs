@@ -57,6 +57,12 @@ const DEFER_MSG_MAX: usize = 256;
 /// receiver did not take it (the reactor's poll has millisecond resolution).
 const READ_DEFER_FALLBACK: Duration = Duration::from_millis(1);
 
+/// A claim left in place after its thread's wait (`Conn::release_claim`) goes back to the
+/// poller once unheld for this long: what arrives meanwhile waits in the kernel for that
+/// thread (or for this), so keep it short; a thread receiving in a loop comes back in
+/// microseconds.
+const CLAIM_IDLE: Duration = Duration::from_millis(1);
+
 /// What the reactor's poller watches on this connection's descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Watch {
@@ -154,6 +160,13 @@ pub(super) struct Conn {
     /// The thread that claimed the connection is doing its I/O (`pull_inline`): output
     /// that finds no room stays with it rather than going back to the poller.
     claimer_io: bool,
+    /// The claim is held: an application thread is inside a wait that polls the
+    /// descriptor. A claim not held stays in place after such a wait (`release_claim`).
+    claim_held: bool,
+    /// When the last holder let go of a claim that stayed in place.
+    claim_left: Instant,
+    /// A `Timer::ClaimIdle` is pending.
+    claim_timer: bool,
     /// A `read(once)` stopped after a batch that filled its buffer: more may be waiting
     /// (the poller is edge-triggered and will not say so again).
     input_left: bool,
@@ -246,6 +259,9 @@ impl Conn {
             read_errno: libc::EPIPE,
             fin_seen: false,
             claimer_io: false,
+            claim_held: false,
+            claim_left: Instant::now(),
+            claim_timer: false,
             input_left: false,
             leave_to_reader: false,
             in_pull: false,
@@ -859,13 +875,60 @@ impl Conn {
     /// nothing pending for the reactor. Output waiting for room (a large message the
     /// kernel took only part of) is then that thread's to write too: handing it to the
     /// I/O thread would cost a wake-up of each thread per message.
+    /// A claim left in place by the last wait is taken over (no poller change).
     pub(super) fn claim(&mut self) -> Option<std::os::fd::RawFd> {
-        let watched = matches!(self.watch, Watch::Read | Watch::ReadWrite);
-        if !self.assistable() || self.read_paused || self.fin_seen || !watched {
+        if self.watch == Watch::Claimed && self.claim_held {
             return None;
         }
-        self.set_watch(Watch::Claimed);
-        (self.watch == Watch::Claimed).then(|| self.stream.as_raw_fd())
+        let plain = self.assistable() && !self.read_paused && !self.fin_seen;
+        if !plain {
+            self.unclaim();
+            return None;
+        }
+        if self.watch != Watch::Claimed {
+            self.set_watch(Watch::Claimed);
+        }
+        self.claim_held = self.watch == Watch::Claimed;
+        self.claim_held.then(|| self.stream.as_raw_fd())
+    }
+
+    /// The holder's wait is over. The claim stays in place if the connection is in plain
+    /// traffic with nothing for the poller to watch: a thread receiving in a loop comes
+    /// back within microseconds, and ending each claim (two `epoll_ctl`, and a wake-up of
+    /// the I/O thread for what arrives before the next one) cost ipc PUSH/PULL 64 KiB a
+    /// quarter of its CPU time. The I/O thread takes the descriptor back once the claim
+    /// has gone unheld for `CLAIM_IDLE` (`Timer::ClaimIdle`); a thread that turns to
+    /// waiting another way ends it first (`end_idle_claim`). True if a timer was asked
+    /// for (the reactor must collect it: schedule the connection).
+    pub(super) fn release_claim(&mut self) -> bool {
+        if self.watch != Watch::Claimed {
+            return false;
+        }
+        self.claim_held = false;
+        if !self.assistable() || self.read_paused || self.fin_seen || self.wants_write() {
+            self.unclaim();
+            return false;
+        }
+        self.claim_left = Instant::now();
+        if self.claim_timer {
+            return false;
+        }
+        self.claim_timer = true;
+        self.timers
+            .push((self.claim_left + CLAIM_IDLE, Timer::ClaimIdle(self.token)));
+        true
+    }
+
+    /// Ends a claim left in place (not one a waiting thread holds).
+    pub(super) fn end_idle_claim(&mut self) {
+        if !self.claim_held {
+            self.unclaim();
+        }
+    }
+
+    /// True while a claim is left in place unheld.
+    pub(super) fn has_idle_claim(&self) -> bool {
+        self.watch == Watch::Claimed && !self.claim_held
     }
 
     /// Encoded output waits for room in the kernel.
@@ -886,6 +949,7 @@ impl Conn {
     /// The claiming thread is done: the poller watches the descriptor again (and reports
     /// at once whatever arrived meanwhile), for room too if output still waits for it.
     pub(super) fn unclaim(&mut self) {
+        self.claim_held = false;
         if self.watch == Watch::Claimed {
             let want = if self.wants_write() {
                 Watch::ReadWrite
@@ -930,7 +994,9 @@ impl Conn {
     /// own readiness events.
     pub(super) fn pull_inline(&mut self) -> bool {
         if self.assistable() && !self.read_paused {
-            self.claimer_io = self.watch == Watch::Claimed;
+            // Only a thread inside its wait polls for room; one that left its claim in
+            // place (a non-blocking receive) hands output that finds none to the poller.
+            self.claimer_io = self.watch == Watch::Claimed && self.claim_held;
             self.in_pull = true;
             let had_deferral = self.read_deferred.is_some();
             self.clear_deferral();
@@ -979,6 +1045,24 @@ impl Conn {
             Timer::Linger(_) => Err(Close::Shutdown),
             Timer::ReleaseOutput(_) => {
                 self.release_output();
+                Ok(())
+            }
+            Timer::ClaimIdle(_) => {
+                self.claim_timer = false;
+                // A held claim asks for this timer again when its wait ends: a thread
+                // blocked in a receive for hours costs no wake-ups meanwhile.
+                if self.watch != Watch::Claimed || self.claim_held {
+                    return Ok(());
+                }
+                let due = self.claim_left + CLAIM_IDLE;
+                if now < due {
+                    self.claim_timer = true;
+                    self.timers.push((due, Timer::ClaimIdle(self.token)));
+                } else {
+                    // The thread went away: watch the descriptor again (the poller
+                    // reports at once what arrived meanwhile).
+                    self.unclaim();
+                }
                 Ok(())
             }
             Timer::ReadDeferred(_) => {

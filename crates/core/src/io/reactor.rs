@@ -306,6 +306,9 @@ pub(super) enum Timer {
     /// A connection whose reads were left to its receiving thread (`Conn::read_deferred`)
     /// reads what that thread has not come back for.
     ReadDeferred(usize),
+    /// A claim left in place by an application thread goes back to the poller once that
+    /// thread has not held it for a while (`Conn::release_claim`).
+    ClaimIdle(usize),
 }
 
 struct Reactor {
@@ -810,7 +813,8 @@ impl Reactor {
                 | Timer::Heartbeat(t)
                 | Timer::Linger(t)
                 | Timer::ReleaseOutput(t)
-                | Timer::ReadDeferred(t) => {
+                | Timer::ReadDeferred(t)
+                | Timer::ClaimIdle(t) => {
                     let result = self.with_conn(t, |c| c.timer(k, now).map(|()| c.input_left()));
                     match result {
                         Some(Err(why)) => self.close_conn(t, why),
@@ -832,7 +836,8 @@ impl Reactor {
         let mut conn = handle.lock();
         self.timers.retain(|(_, t)| {
             !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x)
-                | Timer::ReleaseOutput(x) | Timer::ReadDeferred(x) if *x == token)
+                | Timer::ReleaseOutput(x) | Timer::ReadDeferred(x) | Timer::ClaimIdle(x)
+                if *x == token)
         });
         let _ = self.poll.registry().deregister(conn.stream.source());
         let connector = conn.connector;

@@ -1,0 +1,66 @@
+//! A thread blocked in a receive costs the I/O thread nothing while nothing arrives: the
+//! claim on the connection it waits on (`io::assist`) must not keep a timer running.
+//! Alone in its own test binary, so that the only I/O threads in the process are this
+//! test's.
+
+mod common;
+
+use common::*;
+use ferromq::options::id as opt;
+use ferromq::{Context, SocketType};
+use std::time::Duration;
+
+/// Context switches (voluntary and not) of every ferromq I/O thread in this process.
+fn io_thread_switches() -> u64 {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with("ferromq-io") {
+            continue;
+        }
+        let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+        total += status
+            .lines()
+            .filter(|l| l.contains("ctxt_switches:"))
+            .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    total
+}
+
+#[test]
+fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
+    for ep in ["tcp://127.0.0.1:*", "ipc://@ferromq-idle-wakeups"] {
+        let ctx = Context::new();
+        let pull = sock(&ctx, SocketType::Pull);
+        pull.bind(ep).unwrap();
+        let push = sock(&ctx, SocketType::Push);
+        push.connect(&last_endpoint(&pull)).unwrap();
+        push.send(b"first", 0).unwrap();
+        assert_eq!(pull.recv(0).unwrap().data(), b"first");
+        pull.set_int(opt::RCVTIMEO, -1).unwrap();
+        // The receiver waits for "a" (its claim then stays in place with a timer running)
+        // and at once blocks again for "b": the timer fires while that wait holds it.
+        let receiver = std::thread::spawn(move || {
+            let a = pull.recv(0).unwrap();
+            let b = pull.recv(0).unwrap();
+            (pull, a, b)
+        });
+        std::thread::sleep(Duration::from_millis(20));
+        push.send(b"a", 0).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let before = io_thread_switches();
+        std::thread::sleep(Duration::from_millis(300));
+        let woke = io_thread_switches() - before;
+        push.send(b"b", 0).unwrap();
+        let (pull, a, b) = receiver.join().unwrap();
+        assert_eq!((a.data(), b.data()), (&b"a"[..], &b"b"[..]));
+        // A timer re-armed every millisecond would be ~300 wake-ups.
+        assert!(
+            woke < 30,
+            "{ep}: the I/O thread woke {woke} times in 300 ms of quiet"
+        );
+        drop((push, pull));
+        ctx.term().unwrap();
+    }
+}
