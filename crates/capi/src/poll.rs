@@ -173,6 +173,23 @@ pub(crate) fn wait(
     timeout_ms: i64,
     sigmask: Option<&libc::sigset_t>,
 ) -> CResult<usize> {
+    let ready = wait_any(entries, timeout_ms, sigmask)?;
+    if ready == 0 {
+        // Nothing came: the caller turns elsewhere, and the connections this poll read
+        // itself go back to the I/O thread now rather than after their claims' 20 ms.
+        for s in entries.iter().filter_map(|e| e.sock) {
+            s.end_idle_claims();
+        }
+    }
+    Ok(ready)
+}
+
+/// `wait` without its ending.
+fn wait_any(
+    entries: &mut [Entry<'_>],
+    timeout_ms: i64,
+    sigmask: Option<&libc::sigset_t>,
+) -> CResult<usize> {
     let deadline =
         (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
     if let ([one], None) = (&mut *entries, sigmask) {

@@ -62,6 +62,8 @@ impl PollServe {
     /// Also watch `sock` (one not read here, e.g. waited on for POLLOUT only) in `spin`.
     /// Call it after looking at the socket's `events()`.
     pub fn watch(&mut self, sock: &Socket) {
+        // Not read here: its connections must be the I/O thread's while this sleeps.
+        sock.end_idle_claims();
         self.marks.push(sock.mark());
     }
 

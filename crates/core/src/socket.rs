@@ -727,8 +727,11 @@ impl Socket {
         n
     }
 
-    /// `end_idle_claims` on this socket's connections.
-    fn end_idle_claims(&self) {
+    /// Gives the connections a wait of this thread's left claimed (it reads them itself
+    /// while it waits, and for up to 20 ms after) back to the I/O thread at once: for a
+    /// caller that turns to waiting another way (`zmq_poll` on the socket's ZMQ_FD, a
+    /// poll that found nothing).
+    pub fn end_idle_claims(&self) {
         let sources = {
             let mut st = self.inner.lock();
             if st.closed {
@@ -1066,7 +1069,10 @@ impl Socket {
         match opt {
             id::TYPE => return Ok(OptionValue::Int(self.inner.kind.as_raw())),
             id::RCVMORE => return Ok(OptionValue::Int(st.rcvmore as i32)),
-            id::FD => return Ok(OptionValue::Int(self.inner.signal.expose_fd())),
+            id::FD => {
+                drop(st);
+                return Ok(OptionValue::Int(self.fd()));
+            }
             _ => {}
         }
         if let Some(v) = st.pattern.get_option(opt) {

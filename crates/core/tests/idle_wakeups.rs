@@ -28,9 +28,18 @@ fn io_thread_switches() -> u64 {
     total
 }
 
+/// One test, its cases in turn: the count is over every I/O thread in the process.
 #[test]
+fn receivers_that_wait_do_not_keep_the_io_thread_awake() {
+    a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread();
+    a_server_answering_now_and_then_does_not_wake_the_io_thread_per_request();
+}
+
 fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
-    for ep in ["tcp://127.0.0.1:*", "ipc://@ferromq-idle-wakeups"] {
+    for ep in [
+        "tcp://127.0.0.1:*",
+        &format!("ipc://@ferromq-idle-wakeups-{}", std::process::id()),
+    ] {
         let ctx = Context::new();
         let pull = sock(&ctx, SocketType::Pull);
         pull.bind(ep).unwrap();
@@ -63,4 +72,40 @@ fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
         drop((push, pull));
         ctx.term().unwrap();
     }
+}
+
+fn a_server_answering_now_and_then_does_not_wake_the_io_thread_per_request() {
+    // A REP that answers at once and waits for the next request (3 ms apart) leaves its
+    // claim in place between requests: that must not cost the I/O thread wake-ups per
+    // request (arming a 1 ms timer did: ~3 per round trip).
+    let ctx = Context::new();
+    let rep = sock(&ctx, SocketType::Rep);
+    let ep = bind_tcp(&rep);
+    let req = sock(&ctx, SocketType::Req);
+    req.connect(&ep).unwrap();
+    let server = std::thread::spawn(move || {
+        for _ in 0..60 {
+            let m = rep.recv(0).unwrap();
+            rep.send(m.data(), 0).unwrap();
+        }
+        rep
+    });
+    for _ in 0..10 {
+        req.send(b"warm", 0).unwrap();
+        req.recv(0).unwrap();
+    }
+    let before = io_thread_switches();
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(3));
+        req.send(b"q", 0).unwrap();
+        assert_eq!(req.recv(0).unwrap().data(), b"q");
+    }
+    let woke = io_thread_switches() - before;
+    let rep = server.join().unwrap();
+    assert!(
+        woke < 50,
+        "the I/O thread woke {woke} times for 50 requests"
+    );
+    drop((req, rep));
+    ctx.term().unwrap();
 }

@@ -11,7 +11,7 @@
 //!   it spins before sleeping, so a reply is taken from the kernel by the thread that
 //!   waits for it. While it waits it also writes what the kernel had no room for yet (a
 //!   large request taken in part), polling for room as well as input. Its claim on the
-//!   descriptor outlasts the wait by up to 1 ms (`Conn::release_claim`), for the next
+//!   descriptor outlasts the wait by up to 20 ms (`Conn::release_claim`), for the next
 //!   receive of a thread that receives in a loop.
 //! - The I/O thread reads such a connection one batch at a time (see `Conn::ready`), so
 //!   a receiving thread's own reads are not shut out by a long drain.

@@ -58,10 +58,19 @@ const DEFER_MSG_MAX: usize = 256;
 const READ_DEFER_FALLBACK: Duration = Duration::from_millis(1);
 
 /// A claim left in place after its thread's wait (`Conn::release_claim`) goes back to the
-/// poller once unheld for this long: what arrives meanwhile waits in the kernel for that
-/// thread (or for this), so keep it short; a thread receiving in a loop comes back in
-/// microseconds.
-const CLAIM_IDLE: Duration = Duration::from_millis(1);
+/// poller once unheld for this long. What arrives meanwhile waits in the kernel for that
+/// thread (PINGs too: well under any heartbeat timeout); a thread that waits another way
+/// ends its claims at once (`end_idle_claim`). Not shorter: arming the timer wakes the I/O
+/// thread, and a REP server answering a request every few ms would wake it twice per
+/// request with 1 ms.
+const CLAIM_IDLE: Duration = Duration::from_millis(20);
+
+/// A claim is left in place only for a thread that came back for its last one within this
+/// long of releasing it (a receive loop: microseconds). One that comes back later (a
+/// server doing work between requests) gives its claims back at once, as before: leaving
+/// them would cost the I/O thread a wake-up to arm the timer and another when it fires,
+/// per request.
+const CLAIM_REUSE_GAP: Duration = Duration::from_micros(100);
 
 /// What the reactor's poller watches on this connection's descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,8 +172,10 @@ pub(super) struct Conn {
     /// The claim is held: an application thread is inside a wait that polls the
     /// descriptor. A claim not held stays in place after such a wait (`release_claim`).
     claim_held: bool,
-    /// When the last holder let go of a claim that stayed in place.
+    /// When the last holder let go of its claim.
     claim_left: Instant,
+    /// The last claim came within `CLAIM_REUSE_GAP` of the release before it.
+    claim_quick: bool,
     /// A `Timer::ClaimIdle` is pending.
     claim_timer: bool,
     /// A `read(once)` stopped after a batch that filled its buffer: more may be waiting
@@ -261,6 +272,7 @@ impl Conn {
             claimer_io: false,
             claim_held: false,
             claim_left: Instant::now(),
+            claim_quick: false,
             claim_timer: false,
             input_left: false,
             leave_to_reader: false,
@@ -867,6 +879,8 @@ impl Conn {
         };
         if r.is_ok() {
             self.watch = want;
+            // A claim, held or not, ends whenever the poller takes the descriptor back.
+            self.claim_held &= want == Watch::Claimed;
         }
     }
 
@@ -888,12 +902,14 @@ impl Conn {
         if self.watch != Watch::Claimed {
             self.set_watch(Watch::Claimed);
         }
+        self.claim_quick = self.claim_left.elapsed() < CLAIM_REUSE_GAP;
         self.claim_held = self.watch == Watch::Claimed;
         self.claim_held.then(|| self.stream.as_raw_fd())
     }
 
-    /// The holder's wait is over. The claim stays in place if the connection is in plain
-    /// traffic with nothing for the poller to watch: a thread receiving in a loop comes
+    /// The holder's wait is over. The claim stays in place if its thread came back for it
+    /// quickly (`CLAIM_REUSE_GAP`) and the connection is in plain traffic with nothing
+    /// for the poller to watch: a thread receiving in a loop comes
     /// back within microseconds, and ending each claim (two `epoll_ctl`, and a wake-up of
     /// the I/O thread for what arrives before the next one) cost ipc PUSH/PULL 64 KiB a
     /// quarter of its CPU time. The I/O thread takes the descriptor back once the claim
@@ -905,11 +921,12 @@ impl Conn {
             return false;
         }
         self.claim_held = false;
-        if !self.assistable() || self.read_paused || self.fin_seen || self.wants_write() {
+        self.claim_left = Instant::now();
+        let plain = self.assistable() && !self.read_paused && !self.fin_seen;
+        if !self.claim_quick || !plain || self.wants_write() {
             self.unclaim();
             return false;
         }
-        self.claim_left = Instant::now();
         if self.claim_timer {
             return false;
         }
