@@ -308,6 +308,31 @@ fn poll_then_receive_moves_large_messages_both_ways_over_tcp_and_ipc() {
     }
 }
 
+/// A PULL over tcp, its monitor (on `mon_ep`), and a raw PUSH handshaken with it.
+fn pull_with_raw_push(ctx: &Context, mon_ep: &str) -> (ferromq::Socket, Monitor, TcpStream) {
+    let pull = sock(ctx, SocketType::Pull);
+    let mon = Monitor::new(ctx, &pull, mon_ep);
+    let ep = bind_tcp(&pull);
+    let raw = raw_push(&ep);
+    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+    (pull, mon, raw)
+}
+
+/// Sends a ZMTP PING on `raw` and reads until the PONG (panics, naming `from`, if the
+/// stream ends or times out first).
+fn ping_expect_pong(raw: &mut TcpStream, from: &str) {
+    raw.write_all(&[0x04, 7, 4, b'P', b'I', b'N', b'G', 0, 0])
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 64];
+    while !got.windows(5).any(|w| w == b"\x04PONG") {
+        match raw.read(&mut buf) {
+            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+            r => panic!("no PONG from {from}: {r:?}"),
+        }
+    }
+}
+
 #[test]
 fn input_left_to_a_receiver_that_stopped_is_still_read() {
     // Once the receiving thread takes part of a batch and keeps the rest queued, the I/O
@@ -315,11 +340,7 @@ fn input_left_to_a_receiver_that_stopped_is_still_read() {
     // runs empty). A receiver that then stops receiving must not leave the connection
     // unread: a PING behind that input is answered, and nothing queued or sent is lost.
     let ctx = Context::new();
-    let pull = sock(&ctx, SocketType::Pull);
-    let mon = Monitor::new(&ctx, &pull, "inproc://assist-left-mon");
-    let ep = bind_tcp(&pull);
-    let mut raw = raw_push(&ep);
-    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+    let (pull, mon, mut raw) = pull_with_raw_push(&ctx, "inproc://assist-left-mon");
     for i in 0..3u8 {
         raw.write_all(&zmtp_message(&[b'a', i])).unwrap();
     }
@@ -333,16 +354,7 @@ fn input_left_to_a_receiver_that_stopped_is_still_read() {
     }
     std::thread::sleep(Duration::from_millis(50));
     // ... and leaves what comes next to the receiver, which is not coming back.
-    raw.write_all(&[0x04, 7, 4, b'P', b'I', b'N', b'G', 0, 0])
-        .unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 64];
-    while !got.windows(5).any(|w| w == b"\x04PONG") {
-        match raw.read(&mut buf) {
-            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
-            r => panic!("no PONG from a connection whose receiver stopped: {r:?}"),
-        }
-    }
+    ping_expect_pong(&mut raw, "a connection whose receiver stopped");
     raw.write_all(&zmtp_message(b"c0")).unwrap();
     let mut all = Vec::new();
     for _ in 0..6 {
@@ -390,11 +402,7 @@ fn a_claim_left_after_a_receive_goes_back_to_the_io_thread() {
     // answered without another receive); a receive that finds nothing, events() without
     // input and ZMQ_FD end the claim at once.
     let ctx = Context::new();
-    let pull = sock(&ctx, SocketType::Pull);
-    let mon = Monitor::new(&ctx, &pull, "inproc://assist-idle-claim-mon");
-    let ep = bind_tcp(&pull);
-    let mut raw = raw_push(&ep);
-    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+    let (pull, mon, mut raw) = pull_with_raw_push(&ctx, "inproc://assist-idle-claim-mon");
     pull.set_int(opt::RCVTIMEO, 3000).unwrap();
     let writer = paced_writer(&raw, 20, b"m");
     let mut left = 0;
@@ -408,16 +416,7 @@ fn a_claim_left_after_a_receive_goes_back_to_the_io_thread() {
         within(3, || pull.idle_claims() == 0),
         "the I/O thread did not take the descriptor back"
     );
-    raw.write_all(&[0x04, 7, 4, b'P', b'I', b'N', b'G', 0, 0])
-        .unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 64];
-    while !got.windows(5).any(|w| w == b"\x04PONG") {
-        match raw.read(&mut buf) {
-            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
-            r => panic!("no PONG while the receiver is away: {r:?}"),
-        }
-    }
+    ping_expect_pong(&mut raw, "a connection whose receiver is away");
     let writer = paced_writer(&raw, 30, b"n");
     for i in 0..30 {
         assert_eq!(pull.recv(0).unwrap().data(), b"n");
