@@ -23,9 +23,10 @@ thread_local! {
     static POLICY: RefCell<SpinPolicy> = RefCell::new(SpinPolicy::default());
 }
 
-/// The connections of the sockets one waiting thread serves itself. Every claim ends when
-/// this is dropped (which blocks briefly on each connection: drop it without holding any
-/// socket's lock — application code never can).
+/// The connections of the sockets one waiting thread serves itself. Every claim is given
+/// back when this is dropped, and may stay in place a little longer for the thread's next
+/// wait (`Socket::end_idle_claims`). Dropping blocks briefly on each connection: drop it
+/// without holding any socket's lock (application code never can).
 #[derive(Default)]
 pub struct PollServe {
     served: Vec<Served>,

@@ -114,6 +114,9 @@ pub(crate) struct SocketShared {
     /// The socket has at most `MAX_PULL_SOURCES` pipes, so a receive that finds nothing
     /// reads their connections itself (kept beside the lock for the I/O thread).
     reads_own_conns: AtomicBool,
+    /// A wait of this socket's claimed connections since the last `end_idle_claims`: some
+    /// may still be claimed (a hint that spares `events()` the walk when none can be).
+    claimed_since_end: AtomicBool,
 }
 
 impl SocketShared {
@@ -275,6 +278,7 @@ impl Socket {
                 monitor: Mutex::new(None),
                 slice_frames,
                 reads_own_conns: AtomicBool::new(true),
+                claimed_since_end: AtomicBool::new(false),
             }),
         })
     }
@@ -582,7 +586,7 @@ impl Socket {
                 break Err(Error::Again);
             }
             let d = *deadline.get_or_insert_with(|| until.or_else(|| Self::deadline(timeout)));
-            let io = served.get_or_insert_with(|| Served::claim(&sources));
+            let io = served.get_or_insert_with(|| self.claim(&sources));
             let waited = match until {
                 // The caller picked this wait to avoid a wake-up through its event loop
                 // (50-60 µs on a VM): spin it all, as it asked. The adaptive budget (at
@@ -727,11 +731,23 @@ impl Socket {
         n
     }
 
+    /// `Served::claim` of this socket's connections (`sources`), noted for
+    /// `end_idle_claims`.
+    fn claim(&self, sources: &[Weak<ConnHandle>]) -> Served {
+        if !sources.is_empty() {
+            self.inner.claimed_since_end.store(true, Ordering::Relaxed);
+        }
+        Served::claim(sources)
+    }
+
     /// Gives the connections a wait of this thread's left claimed (it reads them itself
     /// while it waits, and for up to 20 ms after) back to the I/O thread at once: for a
     /// caller that turns to waiting another way (`zmq_poll` on the socket's ZMQ_FD, a
     /// poll that found nothing).
     pub fn end_idle_claims(&self) {
+        if !self.inner.claimed_since_end.swap(false, Ordering::Relaxed) {
+            return;
+        }
         let sources = {
             let mut st = self.inner.lock();
             if st.closed {
@@ -809,7 +825,7 @@ impl Socket {
                     continue;
                 }
             }
-            let io = served.get_or_insert_with(|| Served::claim(&sources));
+            let io = served.get_or_insert_with(|| self.claim(&sources));
             match sig.block(seen, until, io) {
                 Wait::Changed => {}
                 Wait::TimedOut => {
@@ -829,8 +845,9 @@ impl Socket {
 
     /// Reads this socket's connections from the calling thread (as a receive that finds
     /// nothing does) and claims them for its coming sleep (`PollServe`). The bool: the
-    /// socket's state moved meanwhile (look at `events()` before sleeping). The claims end
-    /// when the `Served` is dropped, which must happen without this socket's lock held.
+    /// socket's state moved meanwhile (look at `events()` before sleeping). The claims are
+    /// given back when the `Served` is dropped (see `ConnHandle::release`), which must
+    /// happen without this socket's lock held.
     /// The mark: this socket's signal and its generation after the reads (see `mark`).
     pub(crate) fn pull_and_claim(&self) -> (bool, Served, SignalMark) {
         let sig = &self.inner.signal;
@@ -844,7 +861,7 @@ impl Socket {
             }
         };
         pull_all(&sources);
-        let served = Served::claim(&sources);
+        let served = self.claim(&sources);
         self.give_back_sources(sources);
         let now = sig.generation();
         (now != seen, served, (sig.clone(), now))

@@ -33,6 +33,7 @@ fn io_thread_switches() -> u64 {
 fn receivers_that_wait_do_not_keep_the_io_thread_awake() {
     a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread();
     a_server_answering_now_and_then_does_not_wake_the_io_thread_per_request();
+    receives_that_time_out_do_not_wake_the_io_thread();
 }
 
 fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
@@ -48,26 +49,30 @@ fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
         push.send(b"first", 0).unwrap();
         assert_eq!(pull.recv(0).unwrap().data(), b"first");
         pull.set_int(opt::RCVTIMEO, -1).unwrap();
-        // The receiver waits for "a" (its claim then stays in place with a timer running)
-        // and at once blocks again for "b": the timer fires while that wait holds it.
+        // "b" comes 0.3 ms after "a": the receiver came back for it at once and waited
+        // briefly, so its claim stays in place with a timer running, and its wait for "c"
+        // holds the claim while that timer fires.
         let receiver = std::thread::spawn(move || {
-            let a = pull.recv(0).unwrap();
-            let b = pull.recv(0).unwrap();
-            (pull, a, b)
+            let got: Vec<Vec<u8>> = (0..3)
+                .map(|_| pull.recv(0).unwrap().data().to_vec())
+                .collect();
+            (pull, got)
         });
         std::thread::sleep(Duration::from_millis(20));
         push.send(b"a", 0).unwrap();
+        std::thread::sleep(Duration::from_micros(300));
+        push.send(b"b", 0).unwrap();
         std::thread::sleep(Duration::from_millis(50));
         let before = io_thread_switches();
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(1000));
         let woke = io_thread_switches() - before;
-        push.send(b"b", 0).unwrap();
-        let (pull, a, b) = receiver.join().unwrap();
-        assert_eq!((a.data(), b.data()), (&b"a"[..], &b"b"[..]));
-        // A timer re-armed every millisecond would be ~300 wake-ups.
+        push.send(b"c", 0).unwrap();
+        let (pull, got) = receiver.join().unwrap();
+        assert_eq!(got, [&b"a"[..], b"b", b"c"]);
+        // A timer re-armed while the claim is held would be ~50 wake-ups.
         assert!(
-            woke < 30,
-            "{ep}: the I/O thread woke {woke} times in 300 ms of quiet"
+            woke < 20,
+            "{ep}: the I/O thread woke {woke} times in 1 s of quiet"
         );
         drop((push, pull));
         ctx.term().unwrap();
@@ -107,5 +112,29 @@ fn a_server_answering_now_and_then_does_not_wake_the_io_thread_per_request() {
         "the I/O thread woke {woke} times for 50 requests"
     );
     drop((req, rep));
+    ctx.term().unwrap();
+}
+
+fn receives_that_time_out_do_not_wake_the_io_thread() {
+    // A receive loop on a quiet connection with a 25 ms RCVTIMEO: each wait is long, so
+    // its claim goes back at once (no timer to arm and fire per timeout: two wake-ups).
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.connect(&ep).unwrap();
+    push.send(b"first", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"first");
+    pull.set_int(opt::RCVTIMEO, 25).unwrap();
+    let before = io_thread_switches();
+    for _ in 0..16 {
+        assert!(pull.recv(0).is_err());
+    }
+    let woke = io_thread_switches() - before;
+    assert!(
+        woke < 16,
+        "the I/O thread woke {woke} times for 16 timed-out receives"
+    );
+    drop((push, pull));
     ctx.term().unwrap();
 }

@@ -241,9 +241,9 @@ impl ConnHandle {
     /// poller so that data arriving while this thread waits (and reads it itself) does not
     /// also wake the I/O thread, and output still waiting for room is written by this
     /// thread too. Returns what to wait on and the bytes still to come of a large body
-    /// being read (if any), or None if the connection cannot be claimed now. Every claim
-    /// must be ended with `unclaim`.
-    /// A claim the last wait left in place is taken over.
+    /// being read (if any), or None if the connection cannot be claimed now. A claim the
+    /// last wait left in place is taken over. Every claim must be given back with
+    /// `release` (which may leave it in place a while, see `Conn::release_claim`).
     pub(crate) fn claim(&self) -> Option<(Watched, Option<usize>)> {
         let mut conn = match self.conn.try_lock() {
             Ok(c) => c,

@@ -65,12 +65,14 @@ const READ_DEFER_FALLBACK: Duration = Duration::from_millis(1);
 /// request with 1 ms.
 const CLAIM_IDLE: Duration = Duration::from_millis(20);
 
-/// A claim is left in place only for a thread that came back for its last one within this
-/// long of releasing it (a receive loop: microseconds). One that comes back later (a
-/// server doing work between requests) gives its claims back at once, as before: leaving
-/// them would cost the I/O thread a wake-up to arm the timer and another when it fires,
-/// per request.
+/// A claim is left in place only for a thread that came back for it within this long of
+/// releasing the one before (a receive loop: microseconds) and then waited less than
+/// `CLAIM_HELD_MAX` (messages streaming in). Any other thread gives its claims back at
+/// once, as before (a server doing work between requests; a subscriber whose ticks are
+/// far apart; a receive that timed out): leaving them would cost the I/O thread a wake-up
+/// to arm the timer and another when it fires, per message.
 const CLAIM_REUSE_GAP: Duration = Duration::from_micros(100);
+const CLAIM_HELD_MAX: Duration = Duration::from_millis(1);
 
 /// What the reactor's poller watches on this connection's descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,6 +178,8 @@ pub(super) struct Conn {
     claim_left: Instant,
     /// The last claim came within `CLAIM_REUSE_GAP` of the release before it.
     claim_quick: bool,
+    /// When the claim was last taken (or taken over).
+    claim_since: Instant,
     /// A `Timer::ClaimIdle` is pending.
     claim_timer: bool,
     /// A `read(once)` stopped after a batch that filled its buffer: more may be waiting
@@ -273,6 +277,7 @@ impl Conn {
             claim_held: false,
             claim_left: Instant::now(),
             claim_quick: false,
+            claim_since: Instant::now(),
             claim_timer: false,
             input_left: false,
             leave_to_reader: false,
@@ -902,14 +907,17 @@ impl Conn {
         if self.watch != Watch::Claimed {
             self.set_watch(Watch::Claimed);
         }
-        self.claim_quick = self.claim_left.elapsed() < CLAIM_REUSE_GAP;
+        let now = Instant::now();
+        self.claim_quick = now.duration_since(self.claim_left) < CLAIM_REUSE_GAP;
+        self.claim_since = now;
         self.claim_held = self.watch == Watch::Claimed;
         self.claim_held.then(|| self.stream.as_raw_fd())
     }
 
     /// The holder's wait is over. The claim stays in place if its thread came back for it
-    /// quickly (`CLAIM_REUSE_GAP`) and the connection is in plain traffic with nothing
-    /// for the poller to watch: a thread receiving in a loop comes
+    /// quickly and waited briefly (`CLAIM_REUSE_GAP`, `CLAIM_HELD_MAX`) and the connection
+    /// is in plain traffic with nothing for the poller to watch: a thread receiving in a
+    /// loop comes
     /// back within microseconds, and ending each claim (two `epoll_ctl`, and a wake-up of
     /// the I/O thread for what arrives before the next one) cost ipc PUSH/PULL 64 KiB a
     /// quarter of its CPU time. The I/O thread takes the descriptor back once the claim
@@ -922,8 +930,9 @@ impl Conn {
         }
         self.claim_held = false;
         self.claim_left = Instant::now();
+        let brief = self.claim_left.duration_since(self.claim_since) < CLAIM_HELD_MAX;
         let plain = self.assistable() && !self.read_paused && !self.fin_seen;
-        if !self.claim_quick || !plain || self.wants_write() {
+        if !self.claim_quick || !brief || !plain || self.wants_write() {
             self.unclaim();
             return false;
         }
@@ -1079,6 +1088,12 @@ impl Conn {
                     // The thread went away: watch the descriptor again (the poller
                     // reports at once what arrived meanwhile).
                     self.unclaim();
+                    if self.watch == Watch::Claimed {
+                        // The poller refused it: try again rather than leave it unwatched.
+                        self.claim_timer = true;
+                        self.timers
+                            .push((now + CLAIM_IDLE, Timer::ClaimIdle(self.token)));
+                    }
                 }
                 Ok(())
             }
