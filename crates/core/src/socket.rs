@@ -705,10 +705,16 @@ impl Socket {
     /// the I/O thread's reads make readable.
     pub fn events(&self) -> Result<i16> {
         let ev = self.events_marking(true)?;
-        if ev & POLLIN == 0 && !matches!(self.kind(), SocketType::Pub | SocketType::Push) {
+        if ev & POLLIN == 0 && self.reads_input() {
             self.end_idle_claims();
         }
         Ok(ev)
+    }
+
+    /// False for the socket types that never receive (PUB, PUSH): their POLLIN is always
+    /// clear, and asking about it is no wait for input.
+    fn reads_input(&self) -> bool {
+        !matches!(self.kind(), SocketType::Pub | SocketType::Push)
     }
 
     /// `events()` for `zmq_poll`, which claims the socket's connections itself before it
@@ -764,10 +770,7 @@ impl Socket {
     fn events_marking(&self, input_wanted: bool) -> Result<i16> {
         self.inner.signal.rearm();
         let ev = self.events_now(None)?;
-        if input_wanted
-            && ev & POLLIN == 0
-            && !matches!(self.kind(), SocketType::Pub | SocketType::Push)
-        {
+        if input_wanted && ev & POLLIN == 0 && self.reads_input() {
             // Nothing to read, as before a wait on ZMQ_FD (see `io::note_wait`). Not for
             // a socket that never reads: a send loop asking for POLLOUT is no wait.
             crate::io::note_wait();

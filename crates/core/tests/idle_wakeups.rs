@@ -28,6 +28,17 @@ fn io_thread_switches() -> u64 {
     total
 }
 
+/// A PULL bound to `ep` and a PUSH connected to it, one message already through.
+fn connected_pull_push(ctx: &Context, ep: &str) -> (ferromq::Socket, ferromq::Socket) {
+    let pull = sock(ctx, SocketType::Pull);
+    pull.bind(ep).unwrap();
+    let push = sock(ctx, SocketType::Push);
+    push.connect(&last_endpoint(&pull)).unwrap();
+    push.send(b"first", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"first");
+    (pull, push)
+}
+
 /// One test, its cases in turn: the count is over every I/O thread in the process.
 #[test]
 fn receivers_that_wait_do_not_keep_the_io_thread_awake() {
@@ -42,12 +53,7 @@ fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
         &format!("ipc://@ferromq-idle-wakeups-{}", std::process::id()),
     ] {
         let ctx = Context::new();
-        let pull = sock(&ctx, SocketType::Pull);
-        pull.bind(ep).unwrap();
-        let push = sock(&ctx, SocketType::Push);
-        push.connect(&last_endpoint(&pull)).unwrap();
-        push.send(b"first", 0).unwrap();
-        assert_eq!(pull.recv(0).unwrap().data(), b"first");
+        let (pull, push) = connected_pull_push(&ctx, ep);
         pull.set_int(opt::RCVTIMEO, -1).unwrap();
         // "b" comes 0.3 ms after "a": the receiver came back for it at once and waited
         // briefly, so its claim stays in place with a timer running, and its wait for "c"
@@ -119,12 +125,7 @@ fn receives_that_time_out_do_not_wake_the_io_thread() {
     // A receive loop on a quiet connection with a 25 ms RCVTIMEO: each wait is long, so
     // its claim goes back at once (no timer to arm and fire per timeout: two wake-ups).
     let ctx = Context::new();
-    let pull = sock(&ctx, SocketType::Pull);
-    let ep = bind_tcp(&pull);
-    let push = sock(&ctx, SocketType::Push);
-    push.connect(&ep).unwrap();
-    push.send(b"first", 0).unwrap();
-    assert_eq!(pull.recv(0).unwrap().data(), b"first");
+    let (pull, push) = connected_pull_push(&ctx, "tcp://127.0.0.1:*");
     pull.set_int(opt::RCVTIMEO, 25).unwrap();
     let before = io_thread_switches();
     for _ in 0..16 {
