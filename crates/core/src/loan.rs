@@ -12,6 +12,10 @@
 //! Readers of the caller's bytes announce themselves in `state`; the lender, ending the
 //! loan, publishes the copy, closes the loan to new readers and waits for the ones in
 //! progress (a `writev` at most: the only long-lived reader, [`Loan::stable`], copies).
+//!
+//! A body the kernel took in part (a full socket buffer) is mostly written already: when
+//! the connection writing it is its only holder, that writer notes how far it got
+//! (`Msg::note_body_written`) and the lender copies only the rest.
 
 use crate::msg::Msg;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,9 +36,19 @@ pub(crate) struct Loan {
     len: usize,
     /// `ENDED` plus `READER` per reader of `ptr` in progress.
     state: AtomicUsize,
+    /// Body bytes written out by the only frame over this loan (the lender being the other
+    /// holder), so never read again: the lender's copy leaves them out.
+    written: AtomicUsize,
     /// The bytes, once copied (by the lender ending the loan while the body is still held,
     /// or by a reader that needed them for longer than one write).
-    copy: OnceLock<Msg>,
+    copy: OnceLock<LoanCopy>,
+}
+
+/// A loan's copy: its bytes from `from` on (0 unless the lender copied what a writer had
+/// not written yet).
+struct LoanCopy {
+    tail: Msg,
+    from: usize,
 }
 
 // SAFETY: `ptr` is only read, and only while the loan has not ended (each read is counted
@@ -56,19 +70,30 @@ pub(crate) enum LoanRead<'a> {
         len: usize,
         state: &'a AtomicUsize,
     },
-    /// The copy made when the loan ended.
-    Copied(&'a [u8]),
+    /// The copy made when the loan ended: the body's bytes from `from` on.
+    Copied { tail: &'a [u8], from: usize },
 }
 
 impl LoanRead<'_> {
     /// The bytes, for as long as this guard is borrowed.
     pub(crate) fn bytes(&self) -> &[u8] {
+        self.bytes_from(0)
+    }
+
+    /// The bytes from `start` on. Panics if they were not copied: only the writer that
+    /// noted how far it got reads a partial copy, and never before that point.
+    pub(crate) fn bytes_from(&self, start: usize) -> &[u8] {
         match self {
             // SAFETY: this reader is counted until the guard drops, so the lender is still
             // inside `with_lent` and its `len` bytes at `ptr` stay borrowed and unchanged;
             // the slice cannot outlive the borrow of the guard.
-            LoanRead::Live { ptr, len, .. } => unsafe { std::slice::from_raw_parts(*ptr, *len) },
-            LoanRead::Copied(b) => b,
+            LoanRead::Live { ptr, len, .. } => unsafe {
+                &std::slice::from_raw_parts(*ptr, *len)[start..]
+            },
+            LoanRead::Copied { tail, from } => {
+                assert!(start >= *from, "a read of bytes the loan's copy left out");
+                &tail[start - from..]
+            }
         }
     }
 }
@@ -91,7 +116,7 @@ impl Loan {
     /// The bytes for one short read (a `writev`): while the result lives the lender waits.
     pub(crate) fn read(&self) -> LoanRead<'_> {
         if let Some(c) = self.copy.get() {
-            return LoanRead::Copied(c.data());
+            return c.read();
         }
         let before = self.state.fetch_add(READER, Ordering::Acquire);
         if before & ENDED != 0 {
@@ -100,7 +125,7 @@ impl Loan {
                 .copy
                 .get()
                 .expect("a loan's copy is set before it ends");
-            return LoanRead::Copied(copy.data());
+            return copy.read();
         }
         // The loan has not ended and this reader is counted, so the lender is still inside
         // `with_lent` (waiting for the count to drop, at the latest) and the caller's `len`
@@ -117,18 +142,49 @@ impl Loan {
         self.copy
             .get()
             .expect("copied by stable() or the end of the loan")
+            .whole()
     }
 
     /// The bytes for as long as the loan itself lives: copies them (once) unless the loan
     /// has ended already, which copied them.
     pub(crate) fn stable(&self) -> &[u8] {
+        self.copy_from(0).whole().data()
+    }
+
+    /// The copy, made now (of the bytes from `from` on) unless it exists.
+    fn copy_from(&self, from: usize) -> &LoanCopy {
         if let Some(c) = self.copy.get() {
-            return c.data();
+            return c;
         }
         let read = self.read();
-        let copy = self.copy.get_or_init(|| Msg::copy_from(read.bytes()));
+        let copy = self.copy.get_or_init(|| LoanCopy {
+            tail: Msg::copy_from(read.bytes_from(from)),
+            from,
+        });
         drop(read);
-        copy.data()
+        copy
+    }
+
+    /// Called by the only frame over this loan, which has written the body's first `n`
+    /// bytes out and will not read them again.
+    pub(crate) fn note_written(&self, n: usize) {
+        self.written.fetch_max(n, Ordering::Release);
+    }
+}
+
+impl LoanCopy {
+    fn read(&self) -> LoanRead<'_> {
+        LoanRead::Copied {
+            tail: self.tail.data(),
+            from: self.from,
+        }
+    }
+
+    /// The whole copy. Panics for a partial one: only the writer that noted how far it got
+    /// holds a loan copied in part, and it reads through `LoanRead::bytes_from`.
+    fn whole(&self) -> &Msg {
+        assert_eq!(self.from, 0, "the whole of a loan copied in part");
+        &self.tail
     }
 }
 
@@ -142,9 +198,10 @@ impl Drop for Lender {
             return;
         }
         let loan = &*self.0;
-        // Still held somewhere: copy the bytes out while they are ours to read, then turn
-        // new readers to the copy and wait out the ones reading the caller's bytes.
-        loan.stable();
+        // Still held somewhere: copy the bytes out while they are ours to read (those its
+        // only holder has not written yet), then turn new readers to the copy and wait out
+        // the ones reading the caller's bytes.
+        loan.copy_from(loan.written.load(Ordering::Acquire));
         loan.state.fetch_or(ENDED, Ordering::AcqRel);
         let mut spins = 0u32;
         while loan.state.load(Ordering::Acquire) & !ENDED != 0 {
@@ -167,6 +224,7 @@ pub(crate) fn with_lent<R>(data: &[u8], send: impl FnOnce(Msg) -> R) -> R {
         ptr: data.as_ptr(),
         len: data.len(),
         state: AtomicUsize::new(0),
+        written: AtomicUsize::new(0),
         copy: OnceLock::new(),
     });
     let lender = Lender(loan.clone());
@@ -206,9 +264,67 @@ mod tests {
         });
         data.fill(2);
         let loan = kept.loan().expect("lent");
-        assert!(matches!(loan.read(), LoanRead::Copied(_)));
+        assert!(matches!(loan.read(), LoanRead::Copied { from: 0, .. }));
         assert_eq!(kept.data(), &[1u8; 300][..]);
         assert_ne!(kept.data().as_ptr(), data.as_ptr());
+    }
+
+    #[test]
+    fn a_body_its_only_holder_wrote_in_part_is_copied_from_there() {
+        let mut data: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+        let kept = with_lent(&data, |m| {
+            m.note_body_written(600);
+            m
+        });
+        data.fill(0);
+        let loan = kept.loan().expect("lent");
+        let read = loan.read();
+        assert!(matches!(read, LoanRead::Copied { from: 600, .. }));
+        let expect: Vec<u8> = (600..1000u32).map(|i| i as u8).collect();
+        assert_eq!(read.bytes_from(600), &expect[..]);
+        assert_eq!(read.bytes_from(999), &[(999u32 as u8)][..]);
+    }
+
+    #[test]
+    fn a_writer_noting_progress_while_the_lender_copies_reads_whole_bytes() {
+        let n = if cfg!(miri) { 4 } else { 200 };
+        for round in 0..n {
+            let mut data = vec![round as u8; 4096];
+            let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+            let writer = std::thread::spawn(move || {
+                let m = rx.recv().expect("a message");
+                let loan = m.loan().expect("lent");
+                // As a write queue does: read from how far it got, then note the progress.
+                let mut done = 0;
+                while done < 4096 {
+                    let read = loan.read();
+                    let chunk = &read.bytes_from(done)[..512];
+                    assert!(chunk.iter().all(|&b| b == round as u8), "bytes of the call");
+                    drop(read);
+                    done += 512;
+                    m.note_body_written(done);
+                }
+            });
+            with_lent(&data, |m| tx.send(m).expect("writer alive"));
+            data.fill(0xEE);
+            writer.join().expect("writer");
+        }
+    }
+
+    #[test]
+    fn a_body_with_another_holder_is_copied_whole() {
+        let data = vec![7u8; 1000];
+        let (kept, other) = with_lent(&data, |m| {
+            let other = m.clone();
+            // Another frame may still read every byte: the note must not shorten the copy.
+            m.note_body_written(600);
+            (m, other)
+        });
+        assert!(matches!(
+            kept.loan().expect("lent").read(),
+            LoanRead::Copied { from: 0, .. }
+        ));
+        assert_eq!(other.data(), &[7u8; 1000][..]);
     }
 
     #[test]

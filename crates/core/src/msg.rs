@@ -310,6 +310,19 @@ impl Msg {
         }
     }
 
+    /// A connection writing this frame's body has sent its first `n` bytes and will not
+    /// read them again. If the body is lent and this frame is its only holder besides the
+    /// lender (so no frame that may read those bytes exists or can be made: this one is
+    /// never cloned once a connection holds it), the lender's copy, if it must make one,
+    /// leaves them out.
+    pub(crate) fn note_body_written(&self, n: usize) {
+        if let Data::Lent(l) = &self.data {
+            if Arc::strong_count(l) == 2 {
+                l.note_written(n);
+            }
+        }
+    }
+
     /// Replaces a lent body by an ordinary one (sharing the loan's copy, made now if it was
     /// not yet), for access that may write or keep the bytes.
     pub(crate) fn unlend(&mut self) {

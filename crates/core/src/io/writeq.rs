@@ -27,13 +27,14 @@ enum Part {
 }
 
 impl Part {
-    /// The bytes, for a write: a lent body is read through `read` (it is `Some` for one).
-    fn bytes<'a>(&'a self, read: &'a Option<LoanRead<'a>>) -> &'a [u8] {
+    /// The bytes from `start` on, for a write: a lent body is read through `read` (it is
+    /// `Some` for one).
+    fn bytes_from<'a>(&'a self, read: &'a Option<LoanRead<'a>>, start: usize) -> &'a [u8] {
         match (self, read) {
-            (_, Some(r)) => r.bytes(),
-            (Part::Encoded(b), None) => b,
-            (Part::Header(h, n), None) => &h[..*n as usize],
-            (Part::Body(m), None) => m.data(),
+            (_, Some(r)) => r.bytes_from(start),
+            (Part::Encoded(b), None) => &b[start..],
+            (Part::Header(h, n), None) => &h[start..*n as usize],
+            (Part::Body(m), None) => &m.data()[start..],
         }
     }
 
@@ -90,8 +91,8 @@ impl WriteQueue {
         let mut iov: [IoSlice<'_>; MAX_IOV] = [IoSlice::new(&[]); MAX_IOV];
         let mut k = 0;
         for (i, (p, r)) in self.parts.iter().zip(&reads).take(MAX_IOV - 1).enumerate() {
-            let b = p.bytes(r);
-            iov[k] = IoSlice::new(if i == 0 { &b[self.front_done..] } else { b });
+            let start = if i == 0 { self.front_done } else { 0 };
+            iov[k] = IoSlice::new(p.bytes_from(r, start));
             k += 1;
         }
         let all_parts = k == self.parts.len();
@@ -111,6 +112,11 @@ impl WriteQueue {
             let rest = front.len() - self.front_done;
             if left < rest {
                 self.front_done += left;
+                if let Part::Body(m) = front {
+                    // The kernel took part of it: a lender still in its send call copies
+                    // only the rest.
+                    m.note_body_written(self.front_done);
+                }
                 break;
             }
             left -= rest;
