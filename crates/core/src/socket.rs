@@ -737,6 +737,20 @@ impl Socket {
         n
     }
 
+    /// How many reads that took bytes the I/O thread made on this socket's connections
+    /// (the rest were its receiving thread's own). For tests.
+    #[doc(hidden)]
+    pub fn io_thread_reads(&self) -> u64 {
+        let sources = self.inner.lock().conn_sources(Vec::new());
+        let n = sources
+            .iter()
+            .filter_map(Weak::upgrade)
+            .map(|c| c.io_thread_reads())
+            .sum();
+        self.give_back_sources(sources);
+        n
+    }
+
     /// `Served::claim` of this socket's connections (`sources`), noted for
     /// `end_idle_claims`.
     fn claim(&self, sources: &[Weak<ConnHandle>]) -> Served {

@@ -1,5 +1,6 @@
 //! A thread blocked in a receive costs the I/O thread nothing while nothing arrives: the
-//! claim on the connection it waits on (`io::assist`) must not keep a timer running.
+//! claim on the connection it waits on (`io::assist`) must not keep a timer running. And
+//! a thread receiving a stream reads it itself: the I/O thread stays out of its way.
 //! Alone in its own test binary, so that the only I/O threads in the process are this
 //! test's.
 
@@ -45,6 +46,7 @@ fn receivers_that_wait_do_not_keep_the_io_thread_awake() {
     a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread();
     a_server_answering_now_and_then_does_not_wake_the_io_thread_per_request();
     receives_that_time_out_do_not_wake_the_io_thread();
+    a_streaming_receiver_keeps_its_connection_from_the_io_thread();
 }
 
 fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
@@ -135,6 +137,54 @@ fn receives_that_time_out_do_not_wake_the_io_thread() {
     assert!(
         woke < 16,
         "the I/O thread woke {woke} times for 16 timed-out receives"
+    );
+    drop((push, pull));
+    ctx.term().unwrap();
+}
+
+fn a_streaming_receiver_keeps_its_connection_from_the_io_thread() {
+    // A receive loop on an ipc stream of 64 KiB messages claims its connection and leaves
+    // the claim in place between receives (with a timer, whose collection schedules a look
+    // at the connection). That look read the connection from under the claim, and read on
+    // for as long as input was left: the I/O thread then took message after message while
+    // the receiver slept on its queue (a third busy thread on two cores, fresh pages for
+    // the bodies), in some rounds for most of the stream.
+    const COUNT: usize = 10_000;
+    const SIZE: usize = 64 * 1024;
+    let ctx = Context::new();
+    let ep = format!("ipc://@ferromq-idle-stream-{}", std::process::id());
+    let (pull, push) = connected_pull_push(&ctx, &ep);
+    push.set_int(opt::SNDHWM, 0).unwrap();
+    pull.set_int(opt::RCVHWM, 0).unwrap();
+    let body = vec![7u8; SIZE];
+    let mut io_reads = Vec::new();
+    let mut pull = Some(pull);
+    for _ in 0..3 {
+        let p = pull.take().unwrap();
+        let before = p.io_thread_reads();
+        let receiver = std::thread::spawn(move || {
+            for _ in 0..COUNT {
+                assert_eq!(p.recv(0).unwrap().len(), SIZE);
+            }
+            p
+        });
+        // The receiver waits (holding its claim) before the stream starts.
+        std::thread::sleep(Duration::from_millis(5));
+        for _ in 0..COUNT {
+            push.send(&body, 0).unwrap();
+        }
+        let p = receiver.join().unwrap();
+        io_reads.push(p.io_thread_reads() - before);
+        pull = Some(p);
+        // Past CLAIM_IDLE: the I/O thread has the connection back between rounds.
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    // A receiver that falls behind for a moment (more than 100 µs between receives) hands
+    // the connection back and the I/O thread reads until it waits again: 0-80 reads per
+    // round here; from under the claim, 900-14,000.
+    assert!(
+        io_reads.iter().all(|&n| n < COUNT as u64 / 25),
+        "the I/O thread made {io_reads:?} of the reads in rounds of {COUNT} messages"
     );
     drop((push, pull));
     ctx.term().unwrap();

@@ -278,6 +278,11 @@ impl ConnHandle {
         }
     }
 
+    /// Reads of the connection that took bytes made by the I/O thread (for tests).
+    pub(crate) fn io_thread_reads(&self) -> u64 {
+        self.lock().io_thread_reads()
+    }
+
     /// True while a claim is left in place unheld (looked at under the lock).
     pub(crate) fn has_idle_claim(&self) -> bool {
         self.lock().has_idle_claim()

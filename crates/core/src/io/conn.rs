@@ -196,6 +196,9 @@ pub(super) struct Conn {
     /// Reads that took bytes so far (to tell a fallback read that found input from one
     /// that found the kernel empty).
     reads: u64,
+    /// Reads that took bytes made by the I/O thread rather than an application thread
+    /// (for tests: who reads a connection is not otherwise visible).
+    io_thread_reads: u64,
     /// A `Timer::ReadDeferred` is pending.
     deferred_timer: bool,
     /// The last `ready` left input to the receiving thread.
@@ -285,6 +288,7 @@ impl Conn {
             read_deferred: None,
             reads: 0,
             deferred_timer: false,
+            io_thread_reads: 0,
             just_deferred: false,
             reader_away: None,
         }
@@ -368,7 +372,15 @@ impl Conn {
             // sender refilled the socket; the I/O thread then did every read (into fresh
             // pages, as the queue grew) and tcp PUSH/PULL 256 KiB ran at 2-6K msg/s in a
             // third of the runs instead of ~14K.
-            if self.defer_read() {
+            if self.watch == Watch::Claimed {
+                // An application thread claimed the connection: it reads what comes (its
+                // own poll of the descriptor reports it). This look came for something
+                // else (timers to collect: a claim left in place schedules one), and a read
+                // here, with its reads-again while input was left, had the I/O thread take
+                // every message from under a streaming receiver's claim for long stretches
+                // (ipc PUSH/PULL 64 KiB: half the messages in some runs, fresh pages and a
+                // third busy thread on two cores).
+            } else if self.defer_read() {
                 self.just_deferred = true;
                 if self.read_deferred.is_none() {
                     self.defer_now(Instant::now());
@@ -474,6 +486,7 @@ impl Conn {
                 Ok(0) => return Err(Close::Disconnected),
                 Ok(n) => {
                     self.reads += 1;
+                    self.io_thread_reads += u64::from(!self.in_pull);
                     if self.opts.heartbeat_ivl > 0 || self.peer_ttl.is_some() {
                         self.last_recv = Instant::now();
                     }
@@ -965,6 +978,11 @@ impl Conn {
     /// Bytes still to come of a large message body being read (None: none in progress).
     pub(super) fn body_missing(&self) -> Option<usize> {
         self.engine.body_missing()
+    }
+
+    /// Reads that took bytes made by the I/O thread.
+    pub(super) fn io_thread_reads(&self) -> u64 {
+        self.io_thread_reads
     }
 
     /// True while an application thread's claim holds.
