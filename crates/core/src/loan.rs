@@ -7,7 +7,7 @@
 //! If anything still holds the message when the call returns (a write queue waiting for
 //! room, a ring, an inproc peer, a clone for another pipe), the lender copies the bytes
 //! into an ordinary message first, and every later read sees that copy. So nothing that
-//! stores a message needs to know about loans.
+//! stores a message needs to know about loans, with one exception below.
 //!
 //! Readers of the caller's bytes announce themselves in `state`; the lender, ending the
 //! loan, publishes the copy, closes the loan to new readers and waits for the ones in
@@ -15,7 +15,9 @@
 //!
 //! A body the kernel took in part (a full socket buffer) is mostly written already: when
 //! the connection writing it is its only holder, that writer notes how far it got
-//! (`Msg::note_body_written`) and the lender copies only the rest.
+//! (`Msg::note_body_written`) and the lender copies only the rest. That frame must then
+//! never be cloned or read whole (`Msg::data`): a write queue only reads its front body
+//! from where it got to, through [`LoanRead::bytes_from`], and drops it when done.
 
 use crate::msg::Msg;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -137,7 +139,8 @@ impl Loan {
         }
     }
 
-    /// The copy; only after `stable` (or the loan's end) made it.
+    /// The copy; only after `stable` (or the loan's end) made it. Panics for a copy of
+    /// the unwritten part only (see the module doc).
     pub(crate) fn copied(&self) -> &Msg {
         self.copy
             .get()
@@ -146,7 +149,7 @@ impl Loan {
     }
 
     /// The bytes for as long as the loan itself lives: copies them (once) unless the loan
-    /// has ended already, which copied them.
+    /// has ended already, which copied them. Panics for a copy of the unwritten part only.
     pub(crate) fn stable(&self) -> &[u8] {
         self.copy_from(0).whole().data()
     }
@@ -291,6 +294,7 @@ mod tests {
         for round in 0..n {
             let mut data = vec![round as u8; 4096];
             let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+            let (noted_tx, noted_rx) = std::sync::mpsc::channel::<()>();
             let writer = std::thread::spawn(move || {
                 let m = rx.recv().expect("a message");
                 let loan = m.loan().expect("lent");
@@ -303,9 +307,17 @@ mod tests {
                     drop(read);
                     done += 512;
                     m.note_body_written(done);
+                    if done == 512 {
+                        noted_tx.send(()).expect("lender alive");
+                    }
                 }
             });
-            with_lent(&data, |m| tx.send(m).expect("writer alive"));
+            // The loan ends after the first note, while the writer goes on: the copy
+            // starts at 512 or later.
+            with_lent(&data, |m| {
+                tx.send(m).expect("writer alive");
+                noted_rx.recv().expect("a first note");
+            });
             data.fill(0xEE);
             writer.join().expect("writer");
         }

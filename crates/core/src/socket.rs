@@ -727,25 +727,23 @@ impl Socket {
     /// this thread's that is over (see `ConnHandle::release`). For tests.
     #[doc(hidden)]
     pub fn idle_claims(&self) -> usize {
-        let sources = self.inner.lock().conn_sources(Vec::new());
-        let n = sources
-            .iter()
-            .filter_map(Weak::upgrade)
-            .filter(|c| c.has_idle_claim())
-            .count();
-        self.give_back_sources(sources);
-        n
+        self.sum_over_conns(|c| u64::from(c.has_idle_claim())) as usize
     }
 
     /// How many reads that took bytes the I/O thread made on this socket's connections
-    /// (the rest were its receiving thread's own). For tests.
+    /// while a receiving thread had them claimed (see `ConnHandle::claim`). For tests.
     #[doc(hidden)]
-    pub fn io_thread_reads(&self) -> u64 {
+    pub fn claimed_io_reads(&self) -> u64 {
+        self.sum_over_conns(ConnHandle::claimed_io_reads)
+    }
+
+    /// `count` summed over the connections this socket's receive reads itself.
+    fn sum_over_conns(&self, count: impl Fn(&ConnHandle) -> u64) -> u64 {
         let sources = self.inner.lock().conn_sources(Vec::new());
         let n = sources
             .iter()
             .filter_map(Weak::upgrade)
-            .map(|c| c.io_thread_reads())
+            .map(|c| count(&c))
             .sum();
         self.give_back_sources(sources);
         n

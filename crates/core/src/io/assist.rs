@@ -278,9 +278,10 @@ impl ConnHandle {
         }
     }
 
-    /// Reads of the connection that took bytes made by the I/O thread (for tests).
-    pub(crate) fn io_thread_reads(&self) -> u64 {
-        self.lock().io_thread_reads()
+    /// Reads that took bytes made by the I/O thread while the connection was claimed
+    /// (for tests).
+    pub(crate) fn claimed_io_reads(&self) -> u64 {
+        self.lock().claimed_io_reads()
     }
 
     /// True while a claim is left in place unheld (looked at under the lock).

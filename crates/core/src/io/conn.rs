@@ -196,9 +196,10 @@ pub(super) struct Conn {
     /// Reads that took bytes so far (to tell a fallback read that found input from one
     /// that found the kernel empty).
     reads: u64,
-    /// Reads that took bytes made by the I/O thread rather than an application thread
-    /// (for tests: who reads a connection is not otherwise visible).
-    io_thread_reads: u64,
+    /// Reads that took bytes made by the I/O thread while an application thread had
+    /// the connection claimed (for tests: who reads a connection is not otherwise
+    /// visible).
+    claimed_io_reads: u64,
     /// A `Timer::ReadDeferred` is pending.
     deferred_timer: bool,
     /// The last `ready` left input to the receiving thread.
@@ -288,7 +289,7 @@ impl Conn {
             read_deferred: None,
             reads: 0,
             deferred_timer: false,
-            io_thread_reads: 0,
+            claimed_io_reads: 0,
             just_deferred: false,
             reader_away: None,
         }
@@ -372,14 +373,17 @@ impl Conn {
             // sender refilled the socket; the I/O thread then did every read (into fresh
             // pages, as the queue grew) and tcp PUSH/PULL 256 KiB ran at 2-6K msg/s in a
             // third of the runs instead of ~14K.
-            if self.watch == Watch::Claimed {
-                // An application thread claimed the connection: it reads what comes (its
-                // own poll of the descriptor reports it). This look came for something
-                // else (timers to collect: a claim left in place schedules one), and a read
+            if self.watch == Watch::Claimed && (self.claim_held || self.claim_timer) {
+                // An application thread claimed the connection and reads what comes: the
+                // poll of a thread waiting on it reports it, a thread that left its claim
+                // in place reads it on its next receive, or the 20 ms timer gives the
+                // descriptor back to the poller. This look came for something else
+                // (timers to collect: a claim left in place schedules one), and a read
                 // here, with its reads-again while input was left, had the I/O thread take
                 // every message from under a streaming receiver's claim for long stretches
                 // (ipc PUSH/PULL 64 KiB: half the messages in some runs, fresh pages and a
-                // third busy thread on two cores).
+                // third busy thread on two cores). A claim with neither (the poller refused
+                // the descriptor back) is read here as before.
             } else if self.defer_read() {
                 self.just_deferred = true;
                 if self.read_deferred.is_none() {
@@ -486,7 +490,8 @@ impl Conn {
                 Ok(0) => return Err(Close::Disconnected),
                 Ok(n) => {
                     self.reads += 1;
-                    self.io_thread_reads += u64::from(!self.in_pull);
+                    self.claimed_io_reads +=
+                        u64::from(!self.in_pull && self.watch == Watch::Claimed);
                     if self.opts.heartbeat_ivl > 0 || self.peer_ttl.is_some() {
                         self.last_recv = Instant::now();
                     }
@@ -980,9 +985,9 @@ impl Conn {
         self.engine.body_missing()
     }
 
-    /// Reads that took bytes made by the I/O thread.
-    pub(super) fn io_thread_reads(&self) -> u64 {
-        self.io_thread_reads
+    /// Reads that took bytes made by the I/O thread while the connection was claimed.
+    pub(super) fn claimed_io_reads(&self) -> u64 {
+        self.claimed_io_reads
     }
 
     /// True while an application thread's claim holds.
