@@ -151,11 +151,11 @@ impl Loan {
     /// The bytes for as long as the loan itself lives: copies them (once) unless the loan
     /// has ended already, which copied them. Panics for a copy of the unwritten part only.
     pub(crate) fn stable(&self) -> &[u8] {
-        self.copy_from(0).whole().data()
+        self.copy_tail(0).whole().data()
     }
 
     /// The copy, made now (of the bytes from `from` on) unless it exists.
-    fn copy_from(&self, from: usize) -> &LoanCopy {
+    fn copy_tail(&self, from: usize) -> &LoanCopy {
         if let Some(c) = self.copy.get() {
             return c;
         }
@@ -204,7 +204,7 @@ impl Drop for Lender {
         // Still held somewhere: copy the bytes out while they are ours to read (those its
         // only holder has not written yet), then turn new readers to the copy and wait out
         // the ones reading the caller's bytes.
-        loan.copy_from(loan.written.load(Ordering::Acquire));
+        loan.copy_tail(loan.written.load(Ordering::Acquire));
         loan.state.fetch_or(ENDED, Ordering::AcqRel);
         let mut spins = 0u32;
         while loan.state.load(Ordering::Acquire) & !ENDED != 0 {
