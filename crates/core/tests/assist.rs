@@ -93,6 +93,43 @@ fn a_send_after_the_peer_left_waits_for_the_reconnect() {
 }
 
 #[test]
+fn a_send_right_after_the_peer_dropped_us_goes_to_the_next_connection() {
+    // The peer drops the connection with our bytes unread (its end then reports a reset,
+    // not an end of stream) and this thread sends at once, before the I/O thread has read
+    // that: the message must not be written into the dead connection from this thread but
+    // wait for the reconnect, as libzmq's queue keeps it. Small and large bodies (large
+    // ones are written from where they are) over ipc and tcp.
+    for ep in ["ipc://@ferromq-assist-drop", "tcp://127.0.0.1:*"] {
+        let ctx = Context::new();
+        let pull = sock(&ctx, SocketType::Pull);
+        pull.set_option(opt::MAXMSGSIZE, &100_000i64.to_ne_bytes())
+            .unwrap();
+        let pull_mon = Monitor::new(&ctx, &pull, "inproc://assist-drop-mon");
+        pull.bind(ep).unwrap();
+        let ep = last_endpoint(&pull);
+        let push = sock(&ctx, SocketType::Push);
+        push.set_int(opt::RECONNECT_IVL, 10).unwrap();
+        push.connect(&ep).unwrap();
+        let oversized = vec![b'o'; 100_001];
+        for round in 0..4u8 {
+            for len in [3usize, 16 * 1024, 64 * 1024] {
+                pull_mon.wait_for(event::HANDSHAKE_SUCCEEDED, 2000);
+                push.send(&oversized, 0).unwrap();
+                pull_mon.wait_for(event::DISCONNECTED, 2000);
+                let body = vec![round ^ (len as u8); len];
+                push.send(&body, 0).unwrap();
+                let got = pull.recv(0).unwrap_or_else(|e| {
+                    panic!("{ep}: round {round}, {len} bytes sent after the drop: lost ({e:?})")
+                });
+                assert_eq!(got.data(), &body[..], "{ep}: round {round}, {len} bytes");
+            }
+        }
+        drop((push, pull, pull_mon));
+        ctx.term().unwrap();
+    }
+}
+
+#[test]
 fn ping_pong_keeps_frames_and_order_over_tcp_and_ipc() {
     for ep in ["tcp://127.0.0.1:*", "ipc://@ferromq-assist-pingpong"] {
         let ctx = Context::new();

@@ -95,10 +95,13 @@ impl Stream {
         }
     }
 
-    /// True if the peer has closed its side and that is all the socket holds (a peek: no
-    /// input is consumed). A sender writing from its own thread checks this first, so that
-    /// what it queued is not written into a connection the reactor is about to drop (the
-    /// reactor handles the close first, then the queue goes to the next connection).
+    /// True if the peer has closed its side and that is all the socket holds, or the
+    /// socket has an error pending (a peek: no input is consumed). A sender writing from
+    /// its own thread checks this first, so that what it queued is not written into a
+    /// connection the reactor is about to drop (the reactor handles the close first, then
+    /// the queue goes to the next connection). A peer that closed with our bytes unread
+    /// leaves an error rather than an end of stream (ECONNRESET: a Unix socket's pending
+    /// error, a tcp reset).
     pub(crate) fn peer_closed_now(&self) -> bool {
         let mut byte = 0u8;
         // SAFETY: our own open descriptor; one writable byte; MSG_PEEK leaves input queued.
@@ -111,6 +114,11 @@ impl Stream {
             )
         };
         n == 0
+            || (n < 0
+                && !matches!(
+                    io::Error::last_os_error().kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ))
     }
 
     /// About how many more bytes the kernel takes now, in its own accounting (send buffer
