@@ -1,7 +1,7 @@
 /* A message sent right after the peer dropped the connection (with our bytes unread:
  * MAXMSGSIZE) waits in the queue for the reconnect instead of vanishing into the dead
  * connection. Real libzmq 4.3 delivers all 24 here (checked by building this file
- * against it); ferromq lost 2-4 of them before its pre-write check also counted a
+ * against it); ferromq lost 1-4 of them before its pre-write check also counted a
  * pending reset as a closed peer. */
 #include "testutil.h"
 #include <stdint.h>

@@ -218,6 +218,9 @@ struct WriterState {
 struct ReaderState {
     /// Messages whose last frame was popped.
     finished: u64,
+    /// Frames a connection took and gave back unwritten (`Queue::put_back`): the front of
+    /// the queue, read before the ring.
+    returned: VecDeque<Msg>,
 }
 
 /// ZMQ_CONFLATE queues: keep only the newest message (rare; locked).
@@ -849,7 +852,7 @@ impl Queue {
         let mut r = self.ring.reader();
         let mut bytes = 0;
         while bytes < max_bytes {
-            let msg = match r.pop() {
+            let msg = match r.returned.pop_front().or_else(|| r.pop()) {
                 Some(m) => m,
                 None => {
                     if !r.arm() {
@@ -868,6 +871,20 @@ impl Queue {
             out.push(msg);
         }
         bytes
+    }
+
+    /// Puts frames `pop_batch` took back in front of the queue, in their order, for the
+    /// next `pop_batch`: a connection that found its peer gone before it wrote any of
+    /// them leaves them to the next connection, as libzmq's queue keeps them. Call before
+    /// `credit_taken`: they count as queued again.
+    pub(crate) fn put_back(&self, frames: impl DoubleEndedIterator<Item = Msg>) {
+        let mut r = self.ring.reader();
+        for m in frames.rev() {
+            if !m.more() {
+                r.finished -= 1;
+            }
+            r.returned.push_front(m);
+        }
     }
 
     /// Gives the writer credit for every message `pop_batch` took (they are written, or
@@ -970,7 +987,8 @@ impl Queue {
         if self.reader_closed.load(Ordering::Acquire) {
             return true;
         }
-        !self.ring.reader().available() && self.conflated().frames.is_empty()
+        let mut r = self.ring.reader();
+        !r.available() && r.returned.is_empty() && self.conflated().frames.is_empty()
     }
 }
 
@@ -1092,6 +1110,45 @@ mod tests {
         assert_eq!(q.push_copy(b"four"), Ok(()), "room again once read");
         q.close_reader();
         assert_eq!(q.push_copy(b"five"), Err(PushRefused::Closed));
+    }
+
+    #[test]
+    fn frames_put_back_come_first_in_order_and_stay_counted() {
+        let q = Queue::new(4);
+        for m in [&b"a1"[..], b"a2", b"b", b"c"] {
+            let mut msg = Msg::copy_from(m);
+            msg.set_more(m == b"a1");
+            assert!(q.push(msg).is_ok());
+        }
+        assert!(
+            q.push(Msg::copy_from(b"d")).is_ok(),
+            "3 messages of 4 queued"
+        );
+        let mut batch = Vec::new();
+        q.pop_batch(&mut batch, 11 + 11 + 10);
+        assert_eq!(batch.len(), 3, "a1, a2, b");
+        // The connection's write was refused: the batch goes back; nothing was credited.
+        q.put_back(batch.drain(..));
+        assert!(
+            q.push(Msg::copy_from(b"e")).is_err(),
+            "still 4 queued: no room"
+        );
+        assert!(!q.is_empty());
+        q.credit_taken();
+        assert!(
+            q.push(Msg::copy_from(b"e")).is_err(),
+            "crediting gives nothing back"
+        );
+        q.pop_batch(&mut batch, usize::MAX);
+        let got: Vec<&[u8]> = batch.iter().map(|m| m.data()).collect();
+        assert_eq!(got, [&b"a1"[..], b"a2", b"b", b"c", b"d"]);
+        assert!(
+            batch[0].more() && !batch[1].more(),
+            "frames keep their flags"
+        );
+        q.credit_taken();
+        assert!(q.is_empty());
+        assert!(q.push(Msg::copy_from(b"e")).is_ok(), "written: room again");
     }
 
     #[test]

@@ -81,6 +81,19 @@ impl WriteQueue {
         self.parts.push_back(Part::Body(body));
     }
 
+    /// Empties the queue, returning its large bodies in order (a write of them was
+    /// refused whole; see `Conn::peer_unchecked`).
+    pub(super) fn take_bodies(&mut self) -> Vec<Msg> {
+        self.front_done = 0;
+        self.parts
+            .drain(..)
+            .filter_map(|p| match p {
+                Part::Body(m) => Some(m),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// One `writev` of the queued pieces followed by the engine's output; drops what was
     /// written. Returns the bytes written.
     pub(super) fn write(&mut self, stream: &mut Stream, engine: &mut Codec) -> io::Result<usize> {
