@@ -878,6 +878,20 @@ impl Queue {
     /// them leaves them to the next connection, as libzmq's queue keeps them. Call before
     /// `credit_taken`: they count as queued again.
     pub(crate) fn put_back(&self, frames: impl DoubleEndedIterator<Item = Msg>) {
+        if self.is_conflate() {
+            // Only the newest message is kept: these come back only if nothing newer came
+            // (a conflating queue does not count messages against a mark).
+            let mut c = self.conflated();
+            if c.frames.is_empty() && !c.writing_more {
+                for m in frames {
+                    if !m.more() {
+                        c.complete += 1;
+                    }
+                    c.frames.push_back(m);
+                }
+            }
+            return;
+        }
         let mut r = self.ring.reader();
         for m in frames.rev() {
             if !m.more() {
@@ -1149,6 +1163,25 @@ mod tests {
         q.credit_taken();
         assert!(q.is_empty());
         assert!(q.push(Msg::copy_from(b"e")).is_ok(), "written: room again");
+    }
+
+    #[test]
+    fn a_conflating_queue_takes_back_only_its_newest_message() {
+        let q = Queue::new(0);
+        q.set_conflate();
+        let mut batch = Vec::new();
+        assert!(q.push(Msg::copy_from(b"old")).is_ok());
+        q.pop_batch(&mut batch, usize::MAX);
+        q.put_back(batch.drain(..));
+        q.pop_batch(&mut batch, usize::MAX);
+        assert_eq!(batch.len(), 1, "nothing newer: it comes back");
+        assert_eq!(batch[0].data(), b"old");
+        assert!(q.push(Msg::copy_from(b"new")).is_ok());
+        q.put_back(batch.drain(..));
+        q.pop_batch(&mut batch, usize::MAX);
+        let got: Vec<&[u8]> = batch.iter().map(|m| m.data()).collect();
+        assert_eq!(got, [&b"new"[..]], "a newer message replaced it");
+        assert!(q.is_empty());
     }
 
     #[test]
