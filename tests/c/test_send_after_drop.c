@@ -10,18 +10,9 @@
 static int wait_event(void *mon, int want, int ms) {
     tu_set_int(mon, ZMQ_RCVTIMEO, ms);
     for (;;) {
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, mon, 0) == -1)
-            return -1;
-        uint16_t ev;
-        memcpy(&ev, zmq_msg_data(&m), 2);
-        zmq_msg_close(&m);
-        zmq_msg_init(&m);
-        zmq_msg_recv(&m, mon, 0);
-        zmq_msg_close(&m);
-        if (ev == want)
-            return 0;
+        int ev = tu_next_event(mon, NULL, 0);
+        if (ev == -1 || ev == want)
+            return ev == -1 ? -1 : 0;
     }
 }
 

@@ -39,6 +39,31 @@ static inline void tu_set_int(void *s, int opt, int v) {
     CHECK_RC(zmq_setsockopt(s, opt, &v, sizeof v));
 }
 
+/* The next event on a monitor socket (libzmq's layout: a 6-byte frame with the 16-bit
+ * event code first, then the endpoint), its endpoint copied into `endpoint` if it fits
+ * (`endpoint` may be NULL); -1 if nothing came within the socket's RCVTIMEO. */
+static inline int tu_next_event(void *mon, char *endpoint, size_t eplen) {
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    if (zmq_msg_recv(&m, mon, 0) == -1) {
+        zmq_msg_close(&m);
+        return -1;
+    }
+    CHECK(zmq_msg_size(&m) == 6);
+    unsigned short ev;
+    memcpy(&ev, zmq_msg_data(&m), 2);
+    CHECK(zmq_msg_more(&m));
+    zmq_msg_close(&m);
+    zmq_msg_init(&m);
+    int n = zmq_msg_recv(&m, mon, 0);
+    if (endpoint != NULL && n >= 0 && (size_t)n < eplen) {
+        memcpy(endpoint, zmq_msg_data(&m), (size_t)n);
+        endpoint[n] = 0;
+    }
+    zmq_msg_close(&m);
+    return ev;
+}
+
 /* A PULL bound to bind_ep and a PUSH connected to it (through ZMQ_LAST_ENDPOINT, so
  * wildcard ports work). */
 static inline void tu_push_pull(void *ctx, const char *bind_ep, void **pull, void **push) {
