@@ -87,6 +87,11 @@ if grep -qE "ERROR: AddressSanitizer|WARNING: ThreadSanitizer" "$log"; then
     status=1
     failed=$((failed + 1))
 fi
+if [ "$status" -ne 0 ]; then
+    # The filtered output above names no test; show what failed (a flake under a
+    # sanitizer's slowdown is otherwise undiagnosable once the log is gone).
+    grep -E "^test .* FAILED$|panicked at|^---- .* stdout ----$" "$log" | head -40 >&2 || true
+fi
 rm -f "$log"
 echo "sanitize: $passed passed, $failed failed"
 exit $status
