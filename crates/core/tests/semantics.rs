@@ -15,6 +15,8 @@ mod opt {
     pub const RECONNECT_IVL: i32 = 18;
     pub const SNDHWM: i32 = 23;
     pub const RCVHWM: i32 = 24;
+    pub const SNDBUF: i32 = 11;
+    pub const RCVBUF: i32 = 12;
     pub const RCVTIMEO: i32 = 27;
     pub const SNDTIMEO: i32 = 28;
     pub const ROUTER_MANDATORY: i32 = 33;
@@ -582,9 +584,11 @@ fn zmq_fd_wakes_after_eagain(fd_first: bool) {
     let ctx = Context::new();
     let pull = sock(&ctx, SocketType::Pull);
     pull.set_int(opt::RCVHWM, 10).unwrap();
+    pull.set_int(opt::RCVBUF, 4096).unwrap();
     let ep = bind_tcp(&pull);
     let push = sock(&ctx, SocketType::Push);
     push.set_int(opt::SNDHWM, 10).unwrap();
+    push.set_int(opt::SNDBUF, 4096).unwrap();
     push.connect(&ep).unwrap();
     let early = fd_first.then(|| (dup_fd(&pull), dup_fd(&push)));
     let (early_pull, early_push) = early.unzip();
@@ -599,10 +603,22 @@ fn zmq_fd_wakes_after_eagain(fd_first: bool) {
     );
     assert_eq!(recv_bytes(&pull), b"first");
 
+    // Fill until only the receiver can make room: both HWMs reached and the kernel's
+    // buffers (small, 1 KiB bodies) full. A first EAGAIN often came while the I/O thread
+    // had not yet written the queue: room then came back by itself, and a slow run (a
+    // loaded host) drained that wake-up below before the receiver did anything.
+    let fill = [b'f'; 1024];
     let mut sent = 0;
-    while push.send(b"fill", DONTWAIT).is_ok() {
+    loop {
+        while push.send(&fill, DONTWAIT).is_ok() {
+            sent += 1;
+            assert!(sent < 100_000, "HWM never reached");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        if push.send(&fill, DONTWAIT).is_err() {
+            break;
+        }
         sent += 1;
-        assert!(sent < 100_000, "HWM never reached");
     }
     let mut push_fd = early_push.unwrap_or_else(|| dup_fd(&push));
     while fd_readable(&mut push_fd) {}
