@@ -40,9 +40,11 @@ static inline void tu_set_int(void *s, int opt, int v) {
 }
 
 /* The next event on a monitor socket (libzmq's layout: a 6-byte frame with the 16-bit
- * event code first, then the endpoint), its endpoint copied into `endpoint` if it fits
- * (`endpoint` may be NULL); -1 if nothing came within the socket's RCVTIMEO. */
-static inline int tu_next_event(void *mon, char *endpoint, size_t eplen) {
+ * event code first and the 32-bit value after it, then the endpoint), its value stored
+ * in `*value` and its endpoint copied into `endpoint` if it fits (either may be NULL);
+ * -1 if nothing came within the socket's RCVTIMEO. */
+static inline int tu_next_event_value(void *mon, unsigned *value, char *endpoint,
+                                      size_t eplen) {
     zmq_msg_t m;
     zmq_msg_init(&m);
     if (zmq_msg_recv(&m, mon, 0) == -1) {
@@ -52,6 +54,9 @@ static inline int tu_next_event(void *mon, char *endpoint, size_t eplen) {
     CHECK(zmq_msg_size(&m) == 6);
     unsigned short ev;
     memcpy(&ev, zmq_msg_data(&m), 2);
+    if (value != NULL) {
+        memcpy(value, (const char *)zmq_msg_data(&m) + 2, 4);
+    }
     CHECK(zmq_msg_more(&m));
     zmq_msg_close(&m);
     zmq_msg_init(&m);
@@ -62,6 +67,11 @@ static inline int tu_next_event(void *mon, char *endpoint, size_t eplen) {
     }
     zmq_msg_close(&m);
     return ev;
+}
+
+/* tu_next_event_value without the value. */
+static inline int tu_next_event(void *mon, char *endpoint, size_t eplen) {
+    return tu_next_event_value(mon, NULL, endpoint, eplen);
 }
 
 /* A PULL bound to bind_ep and a PUSH connected to it (through ZMQ_LAST_ENDPOINT, so

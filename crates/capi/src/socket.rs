@@ -142,7 +142,20 @@ pub unsafe extern "C" fn zmq_setsockopt(
     ffi(-1, || {
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
+        use ferromq::options::id::{
+            IPC_FILTER_GID, IPC_FILTER_PID, IPC_FILTER_UID, TCP_ACCEPT_FILTER,
+        };
         let val: &[u8] = if optvallen == 0 {
+            // A peer filter is emptied by NULL only; libzmq refuses a pointer without a
+            // value.
+            if !optval.is_null()
+                && matches!(
+                    option,
+                    IPC_FILTER_PID | IPC_FILTER_UID | IPC_FILTER_GID | TCP_ACCEPT_FILTER
+                )
+            {
+                return fail(libc::EINVAL);
+            }
             &[]
         } else if optval.is_null() {
             return fail(libc::EINVAL);

@@ -26,6 +26,7 @@ mod monitor;
 mod msg;
 pub mod options;
 mod pattern;
+mod peer_filters;
 mod pipe;
 mod poll_serve;
 mod pool;

@@ -1,6 +1,7 @@
 //! Socket options with libzmq's numbers, defaults, value sizes and validation.
 
 use crate::error::{Error, Result};
+pub(crate) use crate::peer_filters::{IpcFilters, TcpAcceptMask};
 use bytes::Bytes;
 use ferromq_zmtp::curve::KeyPair;
 use ferromq_zmtp::{z85, MechanismConfig};
@@ -38,6 +39,7 @@ pub mod id {
     pub const TCP_KEEPALIVE_CNT: i32 = 35;
     pub const TCP_KEEPALIVE_IDLE: i32 = 36;
     pub const TCP_KEEPALIVE_INTVL: i32 = 37;
+    pub const TCP_ACCEPT_FILTER: i32 = 38;
     pub const IMMEDIATE: i32 = 39;
     pub const XPUB_VERBOSE: i32 = 40;
     pub const ROUTER_RAW: i32 = 41;
@@ -137,6 +139,9 @@ pub struct Options {
     pub(crate) socks_proxy: String,
     pub(crate) socks_username: String,
     pub(crate) socks_password: String,
+    pub(crate) ipc_filters: IpcFilters,
+    /// `ZMQ_TCP_ACCEPT_FILTER` masks (see `TcpAcceptMask`); empty: everyone.
+    pub(crate) tcp_accept_filters: Vec<TcpAcceptMask>,
     pub(crate) security: Security,
 }
 
@@ -266,6 +271,8 @@ impl Default for Options {
             socks_proxy: String::new(),
             socks_username: String::new(),
             socks_password: String::new(),
+            ipc_filters: IpcFilters::default(),
+            tcp_accept_filters: Vec::new(),
             security: Security::default(),
         }
     }
@@ -447,11 +454,15 @@ impl Options {
             LOOPBACK_FASTPATH => self.loopback_fastpath = bool_value(val)?,
             MULTICAST_LOOP => self.multicast_loop = bool_value(val)?,
             RECONNECT_STOP => self.reconnect_stop = at_least(int_value(val)?, 0)?,
-            // Accepted and stored like libzmq; ipc filters, SOCKS and device binding are not
-            // applied yet (listed in the README).
-            IPC_FILTER_PID | IPC_FILTER_UID | IPC_FILTER_GID => {
-                int_value(val)?;
+            IPC_FILTER_PID | IPC_FILTER_UID | IPC_FILTER_GID => self.ipc_filters.set(opt, val)?,
+            // A mask adds to the list; no value (NULL, 0) empties it.
+            TCP_ACCEPT_FILTER if val.is_empty() => self.tcp_accept_filters.clear(),
+            TCP_ACCEPT_FILTER => {
+                let mask = TcpAcceptMask::parse(val, self.ipv6)?;
+                self.tcp_accept_filters.push(mask);
             }
+            // Accepted and stored like libzmq; SOCKS and device binding are not applied yet
+            // (listed in the README).
             BINDTODEVICE => self.bindtodevice = short_string(val)?,
             SOCKS_PROXY => self.socks_proxy = short_string(val)?,
             SOCKS_USERNAME => self.socks_username = short_string(val)?,

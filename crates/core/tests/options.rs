@@ -49,6 +49,7 @@ mod opt {
     pub const ZAP_DOMAIN: i32 = 55;
     pub const ROUTER_HANDOVER: i32 = 56;
     pub const TOS: i32 = 57;
+    pub const IPC_FILTER_PID: i32 = 58;
     pub const CONNECT_ROUTING_ID: i32 = 61;
     pub const GSSAPI_SERVER: i32 = 62;
     pub const HANDSHAKE_IVL: i32 = 66;
@@ -1400,4 +1401,55 @@ fn options_every_libzmq_socket_answers() {
     drop(s);
     drop(sub);
     ctx.term().unwrap();
+}
+
+/// The connection from this process to an ipc PULL with `pids` as its pid filter (the
+/// last entry `None`: empty the list), one message sent: whether it arrived. A refused
+/// peer is closed at accept with ACCEPT_FAILED, value 0, as libzmq 4.3.4 does (also
+/// checked against it by `tests/c/test_ipc_filters.c`).
+fn ipc_pid_filter_delivers(name: &str, pids: &[Option<i32>]) -> bool {
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    for p in pids {
+        let val = p.map(i32::to_ne_bytes);
+        pull.set_option(
+            opt::IPC_FILTER_PID,
+            val.as_ref().map_or(&[][..], |v| &v[..]),
+        )
+        .unwrap();
+    }
+    let mon = Monitor::new(&ctx, &pull, &format!("inproc://{name}-mon"));
+    let ep = format!("ipc:///tmp/ferromq-{}-{name}", std::process::id());
+    pull.bind(&ep).unwrap();
+    let push = sock(&ctx, SocketType::Push);
+    push.set_int(opt::RECONNECT_IVL, 20).unwrap();
+    push.connect(&ep).unwrap();
+    push.send(b"x", DONTWAIT).unwrap();
+    let got = loop {
+        match mon.next(3000).expect("an accept event").0 {
+            event::ACCEPT_FAILED => {
+                let (value, _) = mon.wait_for(event::ACCEPT_FAILED, 3000);
+                assert_eq!(value, 0, "libzmq reports errno 0");
+                break pull.recv(DONTWAIT).is_ok();
+            }
+            event::ACCEPTED => {
+                pull.set_int(opt::RCVTIMEO, 3000).unwrap();
+                break pull.recv(0).is_ok();
+            }
+            _ => {}
+        }
+    };
+    drop((push, pull, mon));
+    term(ctx);
+    got
+}
+
+#[test]
+fn ipc_pid_filter_refuses_other_processes_and_lists_add_up() {
+    let me = std::process::id() as i32;
+    // No process here has pid 1 but init, and init does not connect to us.
+    assert!(!ipc_pid_filter_delivers("pid-other", &[Some(1)]));
+    assert!(ipc_pid_filter_delivers("pid-mine", &[Some(me)]));
+    assert!(ipc_pid_filter_delivers("pid-both", &[Some(1), Some(me)]));
+    assert!(ipc_pid_filter_delivers("pid-cleared", &[Some(1), None]));
 }

@@ -133,7 +133,7 @@ impl ReactorShared {
         let (listener, endpoint) = match &req.endpoint {
             Endpoint::Tcp { host, port } => {
                 let addr = tcp::bind_addr(host, port, &req.opts)?;
-                let std_l = std::net::TcpListener::bind(addr)?;
+                let std_l = tcp::listen(addr, &req.opts)?;
                 std_l.set_nonblocking(true)?;
                 let local = std_l.local_addr()?;
                 let l = mio::net::TcpListener::from_std(std_l);
@@ -601,7 +601,7 @@ impl Reactor {
         let stream = match &c.req.endpoint {
             Endpoint::Tcp { host, port } => tcp::connect_addr(host, port, &c.req.opts)
                 .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
-                .and_then(mio::net::TcpStream::connect)
+                .and_then(|addr| tcp::connect(addr, &c.req.opts))
                 .map(Stream::Tcp),
             Endpoint::Ipc(path) => match path.strip_prefix('@') {
                 Some(name) => ipc::connect_abstract(name).map(Stream::Unix),
@@ -626,7 +626,10 @@ impl Reactor {
                     self.schedule_reconnect(ctoken);
                     return;
                 }
-                socket.emit(event::CONNECT_DELAYED, libc::EINPROGRESS as u32, &endpoint);
+                // A Unix socket connects at once; libzmq reports a delay for tcp only.
+                if matches!(s, Stream::Tcp(_)) {
+                    socket.emit(event::CONNECT_DELAYED, libc::EINPROGRESS as u32, &endpoint);
+                }
                 let c = self.connectors.get_mut(&ctoken).expect("present");
                 c.conn = Some(token);
                 let lingering = c.lingering.is_some();
@@ -661,11 +664,14 @@ impl Reactor {
             return;
         }
         let ivl = c.ivl.max(1);
+        // libzmq waits the interval plus up to one more RECONNECT_IVL at random, so that
+        // peers that lost the same server do not all come back in the same millisecond.
+        let delay = ivl.saturating_add(reconnect_jitter(c.req.opts.reconnect_ivl));
         c.req
             .socket
-            .emit(event::CONNECT_RETRIED, ivl as u32, &c.req.endpoint_str);
+            .emit(event::CONNECT_RETRIED, delay as u32, &c.req.endpoint_str);
         self.timers.push((
-            Instant::now() + Duration::from_millis(ivl as u64),
+            Instant::now() + Duration::from_millis(delay as u64),
             Timer::Reconnect(ctoken),
         ));
         let max = c.req.opts.reconnect_ivl_max;
@@ -681,6 +687,16 @@ impl Reactor {
             };
             match l.listener.accept() {
                 Ok(mut s) => {
+                    let allowed = match &s {
+                        Stream::Unix(u) => ipc::peer_allowed(u, &l.opts.ipc_filters),
+                        Stream::Tcp(t) => tcp::peer_allowed(t, &l.opts.tcp_accept_filters),
+                    };
+                    if !allowed {
+                        // Closed unaccepted (dropped), reported as libzmq does: an
+                        // ACCEPT_FAILED, whose value there is a stale errno (0 over ipc).
+                        l.socket.emit(event::ACCEPT_FAILED, 0, &l.endpoint);
+                        continue;
+                    }
                     let socket = l.socket.clone();
                     let opts = l.opts.clone();
                     let endpoint = l.endpoint.clone();
@@ -863,4 +879,14 @@ impl Drop for Reactor {
             self.close_conn(t, Close::Shutdown);
         }
     }
+}
+
+/// A random wait in `0..reconnect_ivl` ms added to each reconnect interval (0 if the
+/// system's random source fails: the interval alone is still correct).
+fn reconnect_jitter(reconnect_ivl: i32) -> i32 {
+    let mut b = [0u8; 4];
+    if reconnect_ivl <= 1 || getrandom::getrandom(&mut b).is_err() {
+        return 0;
+    }
+    (u32::from_ne_bytes(b) % reconnect_ivl as u32) as i32
 }

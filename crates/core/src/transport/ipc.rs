@@ -1,5 +1,6 @@
 //! ipc: Unix domain socket paths.
 
+use crate::options::IpcFilters;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -82,10 +83,153 @@ pub(crate) fn raise_send_buffer(stream: &impl std::os::fd::AsRawFd) {
     super::set_int_option(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, IPC_SNDBUF);
 }
 
+/// Whether a connection accepted on an ipc listener passes the listener's filters
+/// (`ZMQ_IPC_FILTER_*`), as libzmq decides it: with no filter every peer passes; else one
+/// match is enough: the connecting process's uid is listed, or its gid is, or its user
+/// (by uid, from the user database) is a member of a listed group (group database), or
+/// its pid is listed. A peer whose credentials cannot be read does not pass.
+pub(crate) fn peer_allowed(stream: &impl std::os::fd::AsRawFd, filters: &IpcFilters) -> bool {
+    if filters.is_empty() {
+        return true;
+    }
+    let Some(cred) = peer_cred(stream.as_raw_fd()) else {
+        return false;
+    };
+    filters.uids.contains(&cred.uid)
+        || filters.gids.contains(&cred.gid)
+        || filters.pids.contains(&cred.pid)
+        || (!filters.gids.is_empty()
+            && user_name(cred.uid)
+                .is_some_and(|name| filters.gids.iter().any(|&g| group_has_member(g, &name))))
+}
+
+/// The credentials the kernel recorded for a Unix socket's peer when it connected.
+fn peer_cred(fd: i32) -> Option<libc::ucred> {
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `fd` is a socket descriptor the caller holds open; `cred` and `len` are
+    // writable and `len` says how many bytes `cred` has.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            &mut cred as *mut libc::ucred as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    (rc == 0).then_some(cred)
+}
+
+/// Calls a `get*_r` lookup with a buffer that grows while it answers ERANGE; `Some` once
+/// it found the entry.
+fn lookup_r(mut call: impl FnMut(&mut [u8]) -> (i32, bool)) -> Option<()> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        match call(&mut buf) {
+            (0, found) => return found.then_some(()),
+            (libc::ERANGE, _) if buf.len() < 1 << 20 => buf.resize(buf.len() * 4, 0),
+            _ => return None,
+        }
+    }
+}
+
+/// The name of the user with this uid, from the user database (NSS).
+fn user_name(uid: u32) -> Option<std::ffi::CString> {
+    let mut name = None;
+    lookup_r(|buf| {
+        // SAFETY: all-zero is a valid `passwd` (null pointers, zero ids) to be filled in.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: `pwd`, `buf` (with its length) and `found` are valid and writable; the
+        // strings `pwd` points to live in `buf`, read below before `buf` is reused.
+        let rc = unsafe {
+            libc::getpwuid_r(
+                uid,
+                &mut pwd,
+                buf.as_mut_ptr() as *mut libc::c_char,
+                buf.len(),
+                &mut found,
+            )
+        };
+        if rc == 0 && !found.is_null() && !pwd.pw_name.is_null() {
+            // SAFETY: a found entry's name is a NUL-terminated string inside `buf`.
+            name = Some(unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) }.to_owned());
+        }
+        (rc, name.is_some())
+    })?;
+    name
+}
+
+/// Whether the group with this gid lists `user` among its members (group database).
+fn group_has_member(gid: u32, user: &std::ffi::CStr) -> bool {
+    let mut member = false;
+    let _ = lookup_r(|buf| {
+        // SAFETY: all-zero is a valid `group` (null pointers, zero id) to be filled in.
+        let mut grp: libc::group = unsafe { std::mem::zeroed() };
+        let mut found: *mut libc::group = std::ptr::null_mut();
+        // SAFETY: `grp`, `buf` (with its length) and `found` are valid and writable; what
+        // `grp` points to lives in `buf`, read below before `buf` is reused.
+        let rc = unsafe {
+            libc::getgrgid_r(
+                gid,
+                &mut grp,
+                buf.as_mut_ptr() as *mut libc::c_char,
+                buf.len(),
+                &mut found,
+            )
+        };
+        if rc == 0 && !found.is_null() && !grp.gr_mem.is_null() {
+            let mut p = grp.gr_mem;
+            // SAFETY: a found entry's member list is a null-terminated array of
+            // NUL-terminated strings inside `buf`.
+            unsafe {
+                while !(*p).is_null() {
+                    if std::ffi::CStr::from_ptr(*p) == user {
+                        member = true;
+                        break;
+                    }
+                    p = p.add(1);
+                }
+            }
+        }
+        (rc, !found.is_null())
+    });
+    member
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::fd::AsRawFd;
+
+    #[test]
+    fn peer_filters_read_the_peers_credentials_and_the_group_database() {
+        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        // SAFETY: plain getters without arguments.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let pid = std::process::id() as i32;
+        let allowed = |f: IpcFilters| peer_allowed(&a, &f);
+        let nobody = 54321;
+        assert!(allowed(IpcFilters::default()));
+        let only = |uids: Vec<u32>, gids: Vec<u32>, pids: Vec<i32>| IpcFilters { uids, gids, pids };
+        assert!(allowed(only(vec![uid], vec![], vec![])));
+        assert!(!allowed(only(vec![nobody], vec![], vec![])));
+        assert!(allowed(only(vec![], vec![gid], vec![])));
+        assert!(!allowed(only(vec![], vec![nobody], vec![])));
+        assert!(allowed(only(vec![], vec![], vec![pid])));
+        assert!(!allowed(only(vec![nobody], vec![nobody], vec![1])));
+        assert!(allowed(only(vec![nobody], vec![nobody], vec![pid])));
+        // The database lookups behind group membership work (the user exists, a group
+        // that does not has no members).
+        let me = user_name(uid).expect("this process's user is in the user database");
+        assert!(!me.to_bytes().is_empty());
+        assert!(!group_has_member(nobody, &me));
+    }
 
     #[test]
     fn a_raised_send_buffer_holds_a_large_message_in_flight() {

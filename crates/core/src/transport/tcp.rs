@@ -1,7 +1,7 @@
 //! tcp: address resolution for bind and connect, and socket tuning options.
 
 use crate::error::{Error, Result};
-use crate::options::Options;
+use crate::options::{Options, TcpAcceptMask};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::os::fd::AsRawFd;
 
@@ -155,6 +155,130 @@ pub(crate) fn tune(stream: &impl AsRawFd, opts: &Options) {
     }
     if opts.tcp_maxrt > 0 {
         set(libc::IPPROTO_TCP, libc::TCP_USER_TIMEOUT, opts.tcp_maxrt);
+    }
+}
+
+/// Whether an accepted connection passes the listener's `ZMQ_TCP_ACCEPT_FILTER` masks:
+/// with none every peer does; else its address must be inside one of them.
+pub(crate) fn peer_allowed(stream: &mio::net::TcpStream, masks: &[TcpAcceptMask]) -> bool {
+    masks.is_empty()
+        || stream
+            .peer_addr()
+            .is_ok_and(|a| masks.iter().any(|m| m.matches(a.ip())))
+}
+
+/// A listening socket for `addr`. With ZMQ_BINDTODEVICE it is bound to that network
+/// device before it binds (libzmq's order: a device that does not exist fails the bind
+/// with ENODEV) and only takes connections that come in through it.
+pub(crate) fn listen(addr: SocketAddr, opts: &Options) -> std::io::Result<std::net::TcpListener> {
+    if opts.bindtodevice.is_empty() {
+        return std::net::TcpListener::bind(addr);
+    }
+    let fd = device_socket(&addr, &opts.bindtodevice)?;
+    super::set_int_option(fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_REUSEADDR, 1);
+    // SAFETY: `fd` is an open socket; the address is valid for the length passed.
+    with_sockaddr(&addr, |sa, len| {
+        cvt(unsafe { libc::bind(fd.as_raw_fd(), sa, len) })
+    })?;
+    // SAFETY: `fd` is an open, bound socket.
+    cvt(unsafe { libc::listen(fd.as_raw_fd(), opts.backlog.max(1)) })?;
+    Ok(std::net::TcpListener::from(fd))
+}
+
+/// Starts a non-blocking connect to `addr` (it completes when the socket turns
+/// writable). With ZMQ_BINDTODEVICE the socket is bound to that device first, so it
+/// reaches `addr` only through it; a device that does not exist fails this attempt (the
+/// caller retries after the reconnect interval, as libzmq does).
+pub(crate) fn connect(addr: SocketAddr, opts: &Options) -> std::io::Result<mio::net::TcpStream> {
+    if opts.bindtodevice.is_empty() {
+        return mio::net::TcpStream::connect(addr);
+    }
+    let fd = device_socket(&addr, &opts.bindtodevice)?;
+    // SAFETY: `fd` is an open socket; the address is valid for the length passed.
+    match with_sockaddr(&addr, |sa, len| {
+        cvt(unsafe { libc::connect(fd.as_raw_fd(), sa, len) })
+    }) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(mio::net::TcpStream::from_std(std::net::TcpStream::from(fd)))
+}
+
+/// A non-blocking tcp socket of `addr`'s family bound to the network device `device`.
+fn device_socket(addr: &SocketAddr, device: &str) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let family = if addr.is_ipv4() {
+        libc::AF_INET
+    } else {
+        libc::AF_INET6
+    };
+    let flags = libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
+    // SAFETY: plain syscall; the descriptor it returns is owned below.
+    let raw = unsafe { libc::socket(family, flags, 0) };
+    cvt(raw)?;
+    // SAFETY: `raw` is a descriptor just created and owned by nothing else.
+    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+    // SAFETY: `fd` is an open socket; the name is `device.len()` readable bytes (the
+    // kernel takes a name without its NUL when given its length).
+    cvt(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_BINDTODEVICE,
+            device.as_ptr() as *const libc::c_void,
+            device.len() as libc::socklen_t,
+        )
+    })?;
+    Ok(fd)
+}
+
+/// Calls `f` with `addr` as a C socket address and its length.
+fn with_sockaddr<R>(
+    addr: &SocketAddr,
+    f: impl FnOnce(*const libc::sockaddr, libc::socklen_t) -> R,
+) -> R {
+    match addr {
+        SocketAddr::V4(a) => {
+            let sin = libc::sockaddr_in {
+                sin_family: libc::AF_INET as libc::sa_family_t,
+                sin_port: a.port().to_be(),
+                sin_addr: libc::in_addr {
+                    s_addr: u32::from_ne_bytes(a.ip().octets()),
+                },
+                sin_zero: [0; 8],
+            };
+            let len = std::mem::size_of_val(&sin) as libc::socklen_t;
+            f(
+                &sin as *const libc::sockaddr_in as *const libc::sockaddr,
+                len,
+            )
+        }
+        SocketAddr::V6(a) => {
+            let sin6 = libc::sockaddr_in6 {
+                sin6_family: libc::AF_INET6 as libc::sa_family_t,
+                sin6_port: a.port().to_be(),
+                sin6_flowinfo: a.flowinfo(),
+                sin6_addr: libc::in6_addr {
+                    s6_addr: a.ip().octets(),
+                },
+                sin6_scope_id: a.scope_id(),
+            };
+            let len = std::mem::size_of_val(&sin6) as libc::socklen_t;
+            f(
+                &sin6 as *const libc::sockaddr_in6 as *const libc::sockaddr,
+                len,
+            )
+        }
+    }
+}
+
+/// A syscall's -1 as the errno it left.
+fn cvt(rc: i32) -> std::io::Result<()> {
+    if rc < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(())
     }
 }
 
