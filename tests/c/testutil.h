@@ -74,6 +74,25 @@ static inline int tu_next_event(void *mon, char *endpoint, size_t eplen) {
     return tu_next_event_value(mon, NULL, endpoint, eplen);
 }
 
+/* Once a PUSH connected to `pull` and sent one 1-byte message: the listener's verdict,
+ * from `mon` (pull's monitor, past LISTENING). Refused (ACCEPT_FAILED, and again at the
+ * next try): checks that nothing got through and returns 0. Accepted: receives the
+ * message and returns 1. The first event's value goes to `*value` (may be NULL). */
+static inline int tu_accept_verdict(void *pull, void *mon, unsigned *value) {
+    int ev = tu_next_event_value(mon, value, NULL, 0);
+    char buf[4];
+    if (ev == ZMQ_EVENT_ACCEPT_FAILED) {
+        CHECK(tu_next_event(mon, NULL, 0) == ZMQ_EVENT_ACCEPT_FAILED);
+        CHECK(zmq_recv(pull, buf, sizeof buf, ZMQ_DONTWAIT) == -1 && zmq_errno() == EAGAIN);
+        return 0;
+    }
+    CHECK(ev == ZMQ_EVENT_ACCEPTED);
+    tu_set_int(pull, ZMQ_RCVTIMEO, 3000);
+    int got = zmq_recv(pull, buf, sizeof buf, 0) == 1;
+    CHECK(got);
+    return got;
+}
+
 /* A PULL bound to bind_ep and a PUSH connected to it (through ZMQ_LAST_ENDPOINT, so
  * wildcard ports work). */
 static inline void tu_push_pull(void *ctx, const char *bind_ep, void **pull, void **push) {

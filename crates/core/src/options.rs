@@ -461,8 +461,7 @@ impl Options {
                 let mask = TcpAcceptMask::parse(val, self.ipv6)?;
                 self.tcp_accept_filters.push(mask);
             }
-            // Accepted and stored like libzmq; SOCKS and device binding are not applied yet
-            // (listed in the README).
+            // Applied by the tcp transport: `tcp::listen` / `tcp::connect`, `socks`.
             BINDTODEVICE => self.bindtodevice = short_string(val)?,
             SOCKS_PROXY => self.socks_proxy = short_string(val)?,
             SOCKS_USERNAME => self.socks_username = short_string(val)?,

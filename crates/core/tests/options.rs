@@ -50,6 +50,9 @@ mod opt {
     pub const ROUTER_HANDOVER: i32 = 56;
     pub const TOS: i32 = 57;
     pub const IPC_FILTER_PID: i32 = 58;
+    pub const SOCKS_PROXY: i32 = 68;
+    pub const SOCKS_USERNAME: i32 = 99;
+    pub const SOCKS_PASSWORD: i32 = 100;
     pub const CONNECT_ROUTING_ID: i32 = 61;
     pub const GSSAPI_SERVER: i32 = 62;
     pub const HANDSHAKE_IVL: i32 = 66;
@@ -1452,4 +1455,134 @@ fn ipc_pid_filter_refuses_other_processes_and_lists_add_up() {
     assert!(ipc_pid_filter_delivers("pid-mine", &[Some(me)]));
     assert!(ipc_pid_filter_delivers("pid-both", &[Some(1), Some(me)]));
     assert!(ipc_pid_filter_delivers("pid-cleared", &[Some(1), None]));
+}
+
+/// A SOCKS5 proxy on 127.0.0.1 in a thread: answers the client's greeting with `method`
+/// (0xFF refuses), takes user/password when it chose 2, connects to the IPv4 address or
+/// name asked for and relays. Returns its `host:port` and what each client wrote before
+/// the relay began (greeting, then auth if any, then the CONNECT request).
+#[allow(clippy::type_complexity)]
+fn socks_proxy(method: u8) -> (String, std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>) {
+    use std::io::Read;
+    use std::net::{TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log2 = log.clone();
+    std::thread::spawn(move || {
+        for c in listener.incoming() {
+            let Ok(mut c) = c else { return };
+            let mut seen = Vec::new();
+            let mut take = |c: &mut TcpStream, n: usize| -> Option<Vec<u8>> {
+                let mut b = vec![0u8; n];
+                c.read_exact(&mut b).ok()?;
+                seen.extend_from_slice(&b);
+                Some(b)
+            };
+            let target = (|| {
+                let head = take(&mut c, 2)?;
+                take(&mut c, usize::from(head[1]))?;
+                c.write_all(&[5, method]).ok()?;
+                if method == 2 {
+                    let ulen = take(&mut c, 2)?[1];
+                    take(&mut c, usize::from(ulen))?;
+                    let plen = take(&mut c, 1)?[0];
+                    take(&mut c, usize::from(plen))?;
+                    c.write_all(&[1, 0]).ok()?;
+                } else if method != 0 {
+                    return None;
+                }
+                let req = take(&mut c, 4)?;
+                let host = match req[3] {
+                    1 => take(&mut c, 4)?
+                        .iter()
+                        .map(u8::to_string)
+                        .collect::<Vec<_>>()
+                        .join("."),
+                    3 => {
+                        let n = take(&mut c, 1)?[0];
+                        String::from_utf8(take(&mut c, usize::from(n))?).ok()?
+                    }
+                    _ => return None,
+                };
+                let p = take(&mut c, 2)?;
+                Some((host, u16::from_be_bytes([p[0], p[1]])))
+            })();
+            log2.lock().unwrap().push(seen);
+            let Some((host, port)) = target else { continue };
+            let Ok(dest) = TcpStream::connect((host.as_str(), port)) else {
+                continue;
+            };
+            c.write_all(&[5, 0, 0, 1, 127, 0, 0, 1, 0, 9]).unwrap();
+            let mut up = (c.try_clone().unwrap(), dest.try_clone().unwrap());
+            std::thread::spawn(move || std::io::copy(&mut up.0, &mut up.1));
+            let mut down = (dest, c);
+            std::thread::spawn(move || std::io::copy(&mut down.0, &mut down.1));
+        }
+    });
+    (addr, log)
+}
+
+/// A PUSH connecting to a PULL's tcp endpoint (`host` instead of 127.0.0.1 in it if
+/// given) through `proxy`, with `user`/`password`: whether its message arrived.
+fn through_socks(proxy: &str, host: Option<&str>, user: &str, password: &str) -> bool {
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let ep = bind_tcp(&pull);
+    let ep = match host {
+        Some(h) => ep.replace("127.0.0.1", h),
+        None => ep,
+    };
+    let push = sock(&ctx, SocketType::Push);
+    push.set_option(opt::SOCKS_PROXY, proxy.as_bytes()).unwrap();
+    push.set_option(opt::SOCKS_USERNAME, user.as_bytes())
+        .unwrap();
+    push.set_option(opt::SOCKS_PASSWORD, password.as_bytes())
+        .unwrap();
+    push.set_int(opt::RECONNECT_IVL, 20).unwrap();
+    push.set_int(opt::LINGER, 0).unwrap();
+    push.connect(&ep).unwrap();
+    push.send(b"hello", DONTWAIT).unwrap();
+    pull.set_int(opt::RCVTIMEO, 1000).unwrap();
+    let got = pull.recv(0).is_ok_and(|m| m.data() == b"hello");
+    drop((push, pull));
+    term(ctx);
+    got
+}
+
+#[test]
+fn socks_proxy_connects_with_the_bytes_libzmq_sends() {
+    // libzmq 4.3.4 through a logging proxy: 05 01 00, then CONNECT 05 01 00 01 + the IPv4
+    // address and port; a name goes as type 3 for the proxy to resolve; with a user name,
+    // 05 01 02 and RFC 1929's 01 len user len password.
+    let (proxy, log) = socks_proxy(0);
+    assert!(through_socks(&proxy, None, "", ""));
+    let seen = log.lock().unwrap().remove(0);
+    assert_eq!(&seen[..3], [5, 1, 0]);
+    assert_eq!(&seen[3..11], [5, 1, 0, 1, 127, 0, 0, 1]);
+    assert_eq!(seen.len(), 13);
+
+    assert!(through_socks(&proxy, Some("localhost"), "", ""));
+    let seen = log.lock().unwrap().remove(0);
+    assert_eq!(&seen[3..8], b"\x05\x01\x00\x03\x09");
+    assert_eq!(&seen[8..17], b"localhost");
+
+    let (proxy, log) = socks_proxy(2);
+    assert!(through_socks(&proxy, None, "alice", "secret"));
+    let seen = log.lock().unwrap().remove(0);
+    assert_eq!(&seen[..3], [5, 1, 2]);
+    assert_eq!(&seen[3..17], b"\x01\x05alice\x06secret");
+}
+
+#[test]
+fn a_socks_proxy_that_refuses_gets_nothing_through_and_is_retried() {
+    let (proxy, log) = socks_proxy(0xff);
+    assert!(!through_socks(&proxy, None, "", ""));
+    assert!(log.lock().unwrap().len() >= 2, "the connect is retried");
+    // No proxy listening at all: the same.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    assert!(!through_socks(&closed.to_string(), None, "", ""));
 }

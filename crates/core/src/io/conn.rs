@@ -14,6 +14,7 @@ use crate::options::Options;
 use crate::pattern::{cancel_msg, subscribe_msg, PeerMeta};
 use crate::pipe::{Pipe, Waker};
 use crate::socket::SocketShared;
+use crate::transport::socks::SocksClient;
 use crate::transport::{ipc, tcp};
 use crate::zap::{RequestInfo, ZapClient};
 use ferromq_zmtp::{
@@ -214,6 +215,10 @@ pub(super) struct Conn {
     /// thread reads as usual until then (or until that thread reads the connection itself),
     /// and then tries leaving input to it again.
     reader_away: Option<Instant>,
+    /// A connect through a SOCKS5 proxy (`ZMQ_SOCKS_PROXY`): the exchange with the proxy,
+    /// held while `connecting` until the proxy has connected us to the destination.
+    /// (Boxed: every connection carries the field, few ever use it.)
+    socks: Option<Box<SocksClient>>,
 }
 
 impl Conn {
@@ -300,6 +305,45 @@ impl Conn {
             claimed_io_reads: 0,
             just_deferred: false,
             reader_away: None,
+            socks: None,
+        }
+    }
+
+    /// This connecting stream goes to a SOCKS5 proxy, which `client` asks to connect it
+    /// on to the destination before the ZMTP greeting.
+    pub(super) fn through_socks(&mut self, client: SocksClient) {
+        self.socks = Some(Box::new(client));
+    }
+
+    /// Moves the SOCKS exchange on as far as the stream allows: true once the proxy has
+    /// connected us (or there is no proxy). Reads exactly what the proxy's replies hold,
+    /// so the destination's first bytes stay in the kernel for the engine.
+    fn socks_step(&mut self) -> Result<bool, Close> {
+        let Some(client) = self.socks.as_mut() else {
+            return Ok(true);
+        };
+        loop {
+            while !client.output().is_empty() {
+                match self.stream.write(client.output()) {
+                    Ok(n) => client.consume_output(n),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(_) => return Err(Close::ConnectFailed),
+                }
+            }
+            if client.is_done() {
+                self.socks = None;
+                return Ok(true);
+            }
+            let mut buf = [0u8; 64];
+            let want = client.wanted().min(buf.len());
+            match self.stream.read(&mut buf[..want]) {
+                Ok(0) => return Err(Close::ConnectFailed),
+                Ok(n) => client.input(&buf[..n]).map_err(|_| Close::ConnectFailed)?,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return Err(Close::ConnectFailed),
+            }
         }
     }
 
@@ -352,7 +396,7 @@ impl Conn {
             if let Ok(Some(_)) | Err(_) = self.stream.take_error() {
                 return Err(Close::ConnectFailed);
             }
-            if !self.stream.is_connected() {
+            if !self.stream.is_connected() || !self.socks_step()? {
                 return Ok(());
             }
             self.connecting = false;
@@ -1154,6 +1198,7 @@ impl Conn {
     pub(super) fn timer(&mut self, kind: Timer, now: Instant) -> Result<(), Close> {
         match kind {
             Timer::Handshake(_) if !self.handshaked => Err(Close::Timeout),
+            Timer::ConnectTimeout(_) if self.connecting => Err(Close::ConnectFailed),
             Timer::Linger(_) => Err(Close::Shutdown),
             Timer::ReleaseOutput(_) => {
                 self.release_output();

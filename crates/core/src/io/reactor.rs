@@ -12,6 +12,7 @@ use crate::pattern::PeerMeta;
 use crate::pipe::Pipe;
 use crate::signal::{Signal, Wait};
 use crate::socket::SocketShared;
+use crate::transport::socks::{self, SocksClient};
 use crate::transport::{ipc, tcp, Endpoint};
 use mio::{Events, Interest, Poll, Token};
 use std::collections::HashMap;
@@ -309,6 +310,9 @@ pub(super) enum Timer {
     /// A claim left in place by an application thread goes back to the poller once that
     /// thread has not held it for a while (`Conn::release_claim`).
     ClaimIdle(usize),
+    /// A tcp connect that has not completed within ZMQ_CONNECT_TIMEOUT is given up (and
+    /// retried after the reconnect interval, as libzmq does).
+    ConnectTimeout(usize),
 }
 
 struct Reactor {
@@ -598,7 +602,24 @@ impl Reactor {
             }
         }
         let socket = c.req.socket.clone();
+        let mut socks = None;
         let stream = match &c.req.endpoint {
+            Endpoint::Tcp { host, port } if !c.req.opts.socks_proxy.is_empty() => {
+                // To the proxy, which is then asked for the destination (by name if it is
+                // one: the proxy resolves it, as with libzmq).
+                let opts = &c.req.opts;
+                match port.parse() {
+                    Ok(port) => {
+                        let (user, password) = (&opts.socks_username, &opts.socks_password);
+                        socks = Some(SocksClient::new(host, port, user, password));
+                        socks::proxy_addr(&opts.socks_proxy, opts)
+                            .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
+                            .and_then(|addr| tcp::connect(addr, opts))
+                            .map(Stream::Tcp)
+                    }
+                    Err(_) => Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
+                }
+            }
             Endpoint::Tcp { host, port } => tcp::connect_addr(host, port, &c.req.opts)
                 .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
                 .and_then(|addr| tcp::connect(addr, &c.req.opts))
@@ -647,6 +668,16 @@ impl Reactor {
                 );
                 if lingering {
                     conn.linger_from_start();
+                }
+                if let Some(client) = socks {
+                    conn.through_socks(client);
+                }
+                let timeout = c.req.opts.connect_timeout;
+                if timeout > 0 && matches!(c.req.endpoint, Endpoint::Tcp { .. }) {
+                    self.timers.push((
+                        Instant::now() + Duration::from_millis(timeout as u64),
+                        Timer::ConnectTimeout(token),
+                    ));
                 }
                 self.conns
                     .insert(token, ConnHandle::new(token, self.shared.clone(), conn));
@@ -830,7 +861,8 @@ impl Reactor {
                 | Timer::Linger(t)
                 | Timer::ReleaseOutput(t)
                 | Timer::ReadDeferred(t)
-                | Timer::ClaimIdle(t) => {
+                | Timer::ClaimIdle(t)
+                | Timer::ConnectTimeout(t) => {
                     let result = self.with_conn(t, |c| c.timer(k, now).map(|()| c.input_left()));
                     match result {
                         Some(Err(why)) => self.close_conn(t, why),
@@ -853,6 +885,7 @@ impl Reactor {
         self.timers.retain(|(_, t)| {
             !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x)
                 | Timer::ReleaseOutput(x) | Timer::ReadDeferred(x) | Timer::ClaimIdle(x)
+                | Timer::ConnectTimeout(x)
                 if *x == token)
         });
         let _ = self.poll.registry().deregister(conn.stream.source());

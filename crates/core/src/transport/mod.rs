@@ -2,6 +2,7 @@
 
 pub(crate) mod inproc;
 pub(crate) mod ipc;
+pub(crate) mod socks;
 pub(crate) mod tcp;
 
 use crate::error::{Error, Result};
