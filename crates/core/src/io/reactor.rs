@@ -897,6 +897,18 @@ impl Reactor {
                 c.conn = None;
                 if c.lingering.is_some() && why == Close::Shutdown {
                     self.drop_connector(ct, false);
+                } else if matches!(why, Close::Protocol(_) | Close::Auth(_) | Close::Refused) {
+                    // libzmq 4.3.4 ends a connect whose peer broke the protocol or turned
+                    // us down (mechanism or socket type mismatch, authentication refused):
+                    // no reconnect, and its queue goes with it; the endpoint stays known
+                    // to zmq_disconnect.
+                    if let Some((_, sock_pipe)) = c.pipe.take() {
+                        c.req.socket.detach_pipe(sock_pipe);
+                    }
+                    if c.lingering.is_some() {
+                        // Its socket is closed: nothing is left to deliver.
+                        self.drop_connector(ct, false);
+                    }
                 } else if why != Close::Shutdown {
                     self.schedule_reconnect(ct);
                 }
