@@ -1,7 +1,8 @@
-/* Reconnect intervals as libzmq 4.3.4 waits them (CONNECT_RETRIED's value): the current
- * interval (RECONNECT_IVL, doubled per try up to RECONNECT_IVL_MAX when that is set) plus
- * a random part below RECONNECT_IVL, so that peers that lost the same server do not all
- * come back at once. Passes on Debian's libzmq too. */
+/* Reconnects as Debian's libzmq 4.3.4 makes them (this program passes on it too): each
+ * waits (CONNECT_RETRIED's value) the current interval (RECONNECT_IVL, doubled per try up
+ * to RECONNECT_IVL_MAX when that is set) plus a random part below RECONNECT_IVL, so that
+ * peers that lost the same server do not all come back at once; a failed ipc attempt is
+ * reported as its socket CLOSED before the retry. */
 #include "testutil.h"
 
 #define TRIES 8
@@ -27,7 +28,34 @@ static void retries(int ivl, int ivl_max, unsigned *out) {
     CHECK_RC(zmq_ctx_term(ctx));
 }
 
+/* A failed ipc connect (nobody bound, a path or an abstract name): libzmq reports the
+ * attempt's socket CLOSED, then CONNECT_RETRIED; no CONNECT_DELAYED (a Unix socket
+ * connects or fails at once). */
+static void failed_ipc_events(const char *ep) {
+    void *ctx = zmq_ctx_new();
+    void *push = zmq_socket(ctx, ZMQ_PUSH);
+    tu_set_int(push, ZMQ_RECONNECT_IVL, 20);
+    tu_set_int(push, ZMQ_LINGER, 0);
+    CHECK_RC(zmq_socket_monitor(push, "inproc://failed-ipc-mon", ZMQ_EVENT_ALL));
+    void *mon = zmq_socket(ctx, ZMQ_PAIR);
+    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
+    CHECK_RC(zmq_connect(mon, "inproc://failed-ipc-mon"));
+    CHECK_RC(zmq_connect(push, ep));
+    char evep[256];
+    for (int i = 0; i < 3; i++) {
+        CHECK(tu_next_event(mon, evep, sizeof evep) == ZMQ_EVENT_CLOSED);
+        CHECK(strcmp(evep, ep) == 0);
+        CHECK(tu_next_event(mon, NULL, 0) == ZMQ_EVENT_CONNECT_RETRIED);
+    }
+    zmq_close(push);
+    zmq_close(mon);
+    CHECK_RC(zmq_ctx_term(ctx));
+}
+
 int main(void) {
+    failed_ipc_events("ipc:///tmp/ferromq-test-nobody-binds-this");
+    failed_ipc_events("ipc://@ferromq-test-nobody-binds-this");
+
     unsigned v[TRIES];
     retries(20, 0, v);
     int all_equal = 1;

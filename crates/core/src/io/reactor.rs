@@ -624,9 +624,15 @@ impl Reactor {
                 .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
                 .and_then(|addr| tcp::connect(addr, &c.req.opts))
                 .map(Stream::Tcp),
-            Endpoint::Ipc(path) => match path.strip_prefix('@') {
-                Some(name) => ipc::connect_abstract(name).map(Stream::Unix),
-                None => mio::net::UnixStream::connect(path).map(Stream::Unix),
+            Endpoint::Ipc(path) => match ipc::connect(path) {
+                Ok(s) => Ok(Stream::Unix(s)),
+                Err((e, fd)) => {
+                    // libzmq reports the failed attempt's socket closed, then the retry.
+                    if let Some(fd) = fd {
+                        socket.emit(event::CLOSED, fd as u32, &c.req.endpoint_str);
+                    }
+                    Err(e)
+                }
             },
             Endpoint::Inproc(_) => return,
         };

@@ -25,13 +25,59 @@ pub(crate) fn bind_abstract(name: &str) -> std::io::Result<mio::net::UnixListene
     Ok(mio::net::UnixListener::from_std(l))
 }
 
-/// Connects to `@name` in Linux's abstract socket namespace (completes at once: local).
-pub(crate) fn connect_abstract(name: &str) -> std::io::Result<mio::net::UnixStream> {
-    use std::os::linux::net::SocketAddrExt;
-    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
-    let s = std::os::unix::net::UnixStream::connect_addr(&addr)?;
-    s.set_nonblocking(true)?;
-    Ok(mio::net::UnixStream::from_std(s))
+/// Connects a non-blocking Unix stream socket to `path` (`@name`: Linux's abstract
+/// namespace); a local connect completes at once. A failed attempt also gives the
+/// descriptor it had (closed by then), which libzmq reports in a CLOSED event before the
+/// retry.
+pub(crate) fn connect(path: &str) -> Result<mio::net::UnixStream, (std::io::Error, Option<i32>)> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (addr, len) = unix_address(path).map_err(|e| (e, None))?;
+    let flags = libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
+    // SAFETY: plain syscall; the descriptor it returns is owned below.
+    let raw = unsafe { libc::socket(libc::AF_UNIX, flags, 0) };
+    if raw < 0 {
+        return Err((std::io::Error::last_os_error(), None));
+    }
+    // SAFETY: `raw` was just created and nothing else owns it.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    // SAFETY: `raw` is an open socket; `addr` is a valid `sockaddr_un` of `len` bytes.
+    let rc = unsafe {
+        libc::connect(
+            raw,
+            &addr as *const libc::sockaddr_un as *const libc::sockaddr,
+            len,
+        )
+    };
+    if rc < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINPROGRESS) {
+            drop(fd);
+            return Err((e, Some(raw)));
+        }
+    }
+    Ok(mio::net::UnixStream::from_std(
+        std::os::unix::net::UnixStream::from(fd),
+    ))
+}
+
+/// A `sockaddr_un` for `path` (`@name`: abstract, no NUL) and its length; ENAMETOOLONG
+/// if it does not fit.
+fn unix_address(path: &str) -> std::io::Result<(libc::sockaddr_un, libc::socklen_t)> {
+    // SAFETY: all-zero is a valid `sockaddr_un` (the family is set below).
+    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    let (name, start, nul) = match path.strip_prefix('@') {
+        Some(name) => (name.as_bytes(), 1, 0),
+        None => (path.as_bytes(), 0, 1),
+    };
+    if start + name.len() + nul > addr.sun_path.len() {
+        return Err(std::io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+    }
+    for (dst, &b) in addr.sun_path[start..].iter_mut().zip(name) {
+        *dst = b as libc::c_char;
+    }
+    let len = std::mem::offset_of!(libc::sockaddr_un, sun_path) + start + name.len() + nul;
+    Ok((addr, len as libc::socklen_t))
 }
 
 /// The endpoint string for a path.
@@ -206,6 +252,28 @@ fn group_has_member(gid: u32, user: &std::ffi::CStr) -> bool {
 mod tests {
     use super::*;
     use std::os::fd::AsRawFd;
+
+    #[test]
+    fn unix_addresses_fit_sun_path_with_a_nul_for_paths_and_none_for_names() {
+        let base = std::mem::offset_of!(libc::sockaddr_un, sun_path);
+        let (a, len) = unix_address("/tmp/x").unwrap();
+        assert_eq!(len as usize, base + 6 + 1);
+        assert_eq!(
+            a.sun_path[..7].iter().map(|&c| c as u8).collect::<Vec<_>>(),
+            b"/tmp/x\0"
+        );
+        let (a, len) = unix_address("@ab").unwrap();
+        assert_eq!(len as usize, base + 1 + 2);
+        assert_eq!((a.sun_path[0], a.sun_path[1] as u8), (0, b'a'));
+        assert!(unix_address(&"p".repeat(107)).is_ok());
+        assert!(unix_address(&format!("@{}", "n".repeat(107))).is_ok());
+        let too_long = unix_address(&"p".repeat(108)).unwrap_err();
+        assert_eq!(too_long.raw_os_error(), Some(libc::ENAMETOOLONG));
+        // A failed connect names the descriptor it had.
+        let (e, fd) = connect("/nonexistent-dir/ferromq-socket").unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
+        assert!(fd.is_some_and(|fd| fd >= 0));
+    }
 
     #[test]
     fn peer_filters_read_the_peers_credentials_and_the_group_database() {
