@@ -33,10 +33,7 @@ int main(void) {
     tu_set_int(push, ZMQ_CONNECT_TIMEOUT, 100);
     tu_set_int(push, ZMQ_RECONNECT_IVL, 50);
     tu_set_int(push, ZMQ_LINGER, 0);
-    CHECK_RC(zmq_socket_monitor(push, "inproc://connect-timeout-mon", ZMQ_EVENT_ALL));
-    void *mon = zmq_socket(ctx, ZMQ_PAIR);
-    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
-    CHECK_RC(zmq_connect(mon, "inproc://connect-timeout-mon"));
+    void *mon = tu_monitor(ctx, push, "inproc://connect-timeout-mon", ZMQ_EVENT_ALL);
     CHECK_RC(zmq_connect(push, ep));
     unsigned value = 0;
     for (int round = 0; round < 2; round++) {

@@ -33,10 +33,7 @@ static int delivered(const struct filter *fs, int n) {
             CHECK_RC(zmq_setsockopt(pull, fs[i].option, NULL, 0));
         }
     }
-    CHECK_RC(zmq_socket_monitor(pull, "inproc://ipc-filter-mon", ZMQ_EVENT_ALL));
-    void *mon = zmq_socket(ctx, ZMQ_PAIR);
-    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
-    CHECK_RC(zmq_connect(mon, "inproc://ipc-filter-mon"));
+    void *mon = tu_monitor(ctx, pull, "inproc://ipc-filter-mon", ZMQ_EVENT_ALL);
     CHECK_RC(zmq_bind(pull, EP));
     for (int i = 0; i < n; i++) {
         if (fs[i].after_bind) {
@@ -66,10 +63,7 @@ static void connect_events(void) {
     void *ctx = zmq_ctx_new();
     void *pull = zmq_socket(ctx, ZMQ_PULL);
     void *push = zmq_socket(ctx, ZMQ_PUSH);
-    CHECK_RC(zmq_socket_monitor(push, "inproc://ipc-connect-mon", ZMQ_EVENT_ALL));
-    void *mon = zmq_socket(ctx, ZMQ_PAIR);
-    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
-    CHECK_RC(zmq_connect(mon, "inproc://ipc-connect-mon"));
+    void *mon = tu_monitor(ctx, push, "inproc://ipc-connect-mon", ZMQ_EVENT_ALL);
     CHECK_RC(zmq_bind(pull, EP));
     CHECK_RC(zmq_connect(push, EP));
     CHECK(tu_next_event(mon, NULL, 0) == ZMQ_EVENT_CONNECTED);

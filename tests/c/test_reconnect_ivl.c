@@ -14,10 +14,7 @@ static void retries(int ivl, int ivl_max, unsigned *out) {
     tu_set_int(push, ZMQ_RECONNECT_IVL, ivl);
     tu_set_int(push, ZMQ_RECONNECT_IVL_MAX, ivl_max);
     tu_set_int(push, ZMQ_LINGER, 0);
-    CHECK_RC(zmq_socket_monitor(push, "inproc://retry-ivl-mon", ZMQ_EVENT_CONNECT_RETRIED));
-    void *mon = zmq_socket(ctx, ZMQ_PAIR);
-    tu_set_int(mon, ZMQ_RCVTIMEO, 5000);
-    CHECK_RC(zmq_connect(mon, "inproc://retry-ivl-mon"));
+    void *mon = tu_monitor(ctx, push, "inproc://retry-ivl-mon", ZMQ_EVENT_CONNECT_RETRIED);
     CHECK_RC(zmq_connect(push, "ipc:///tmp/ferromq-test-nobody-binds-this"));
     for (int i = 0; i < TRIES; i++) {
         out[i] = 0;
@@ -36,10 +33,7 @@ static void failed_ipc_events(const char *ep) {
     void *push = zmq_socket(ctx, ZMQ_PUSH);
     tu_set_int(push, ZMQ_RECONNECT_IVL, 20);
     tu_set_int(push, ZMQ_LINGER, 0);
-    CHECK_RC(zmq_socket_monitor(push, "inproc://failed-ipc-mon", ZMQ_EVENT_ALL));
-    void *mon = zmq_socket(ctx, ZMQ_PAIR);
-    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
-    CHECK_RC(zmq_connect(mon, "inproc://failed-ipc-mon"));
+    void *mon = tu_monitor(ctx, push, "inproc://failed-ipc-mon", ZMQ_EVENT_ALL);
     CHECK_RC(zmq_connect(push, ep));
     char evep[256];
     for (int i = 0; i < 3; i++) {

@@ -1,8 +1,8 @@
 /* A connect whose peer turns it down in the handshake is not retried, as in Debian's
  * libzmq 4.3.4 (this program passes on it too): after an incompatible socket type or a
  * security mechanism mismatch the connecting socket reports DISCONNECTED and then stays
- * quiet (no CONNECT_RETRIED within many reconnect intervals); its queue is gone (no
- * POLLOUT), and zmq_disconnect still knows the endpoint. */
+ * quiet (no CONNECT_RETRIED within many reconnect intervals), and zmq_disconnect still
+ * knows the endpoint. */
 #include "testutil.h"
 
 static void refused(int server_type, int client_type, int plain_server, int expect_protocol) {
@@ -15,10 +15,7 @@ static void refused(int server_type, int client_type, int plain_server, int expe
     tu_last_endpoint(server, ep, sizeof ep);
     tu_set_int(client, ZMQ_RECONNECT_IVL, 20);
     tu_set_int(client, ZMQ_LINGER, 0);
-    CHECK_RC(zmq_socket_monitor(client, "inproc://refused-mon", ZMQ_EVENT_ALL));
-    void *mon = zmq_socket(ctx, ZMQ_PAIR);
-    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
-    CHECK_RC(zmq_connect(mon, "inproc://refused-mon"));
+    void *mon = tu_monitor(ctx, client, "inproc://refused-mon", ZMQ_EVENT_ALL);
     CHECK_RC(zmq_connect(client, ep));
     CHECK(tu_next_event(mon, NULL, 0) == ZMQ_EVENT_CONNECT_DELAYED);
     CHECK(tu_next_event(mon, NULL, 0) == ZMQ_EVENT_CONNECTED);
@@ -29,10 +26,9 @@ static void refused(int server_type, int client_type, int plain_server, int expe
     /* 25 reconnect intervals: a retry would have come many times over. */
     tu_set_int(mon, ZMQ_RCVTIMEO, 500);
     CHECK(tu_next_event(mon, NULL, 0) == -1);
-    int events = -1;
-    size_t len = sizeof events;
-    CHECK_RC(zmq_getsockopt(client, ZMQ_EVENTS, &events, &len));
-    CHECK(events == 0);
+    /* Not checked: that ZMQ_EVENTS loses POLLOUT (the queue is gone). It does in both
+     * libraries, but on a loaded host libzmq itself still reported POLLOUT now and then
+     * after the quiet half second. */
     CHECK_RC(zmq_disconnect(client, ep));
     zmq_close(client);
     zmq_close(server);

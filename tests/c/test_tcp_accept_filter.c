@@ -21,11 +21,7 @@ static int delivered(int ipv6, const char **masks, int n) {
             CHECK_RC(zmq_setsockopt(pull, ZMQ_TCP_ACCEPT_FILTER, masks[i], strlen(masks[i])));
         }
     }
-    CHECK_RC(zmq_socket_monitor(pull, "inproc://accept-filter-mon",
-                                ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_ACCEPT_FAILED));
-    void *mon = zmq_socket(ctx, ZMQ_PAIR);
-    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
-    CHECK_RC(zmq_connect(mon, "inproc://accept-filter-mon"));
+    void *mon = tu_monitor(ctx, pull, "inproc://accept-filter-mon", ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_ACCEPT_FAILED);
     CHECK_RC(zmq_bind(pull, "tcp://127.0.0.1:*"));
     char ep[256];
     tu_last_endpoint(pull, ep, sizeof ep);

@@ -69,6 +69,16 @@ static inline int tu_next_event_value(void *mon, unsigned *value, char *endpoint
     return ev;
 }
 
+/* A PAIR reading the monitor of socket `s` (events `events`, published on inproc `ep`),
+ * with a 3 s receive timeout. */
+static inline void *tu_monitor(void *ctx, void *s, const char *ep, int events) {
+    CHECK_RC(zmq_socket_monitor(s, ep, events));
+    void *mon = zmq_socket(ctx, ZMQ_PAIR);
+    tu_set_int(mon, ZMQ_RCVTIMEO, 3000);
+    CHECK_RC(zmq_connect(mon, ep));
+    return mon;
+}
+
 /* tu_next_event_value without the value. */
 static inline int tu_next_event(void *mon, char *endpoint, size_t eplen) {
     return tu_next_event_value(mon, NULL, endpoint, eplen);

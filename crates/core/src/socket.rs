@@ -976,7 +976,7 @@ impl Socket {
                 Attachment::InprocConnect { pipe }
             }
             _ => {
-                if let Endpoint::Tcp { port, host } = &ep {
+                if let Endpoint::Tcp { port, host, .. } = &ep {
                     if port == "*" || port == "0" || host == "*" {
                         return Err(Error::InvalidArgument);
                     }

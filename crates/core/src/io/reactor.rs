@@ -132,7 +132,7 @@ impl ReactorShared {
     /// Returns the token and the resolved endpoint (for ZMQ_LAST_ENDPOINT).
     pub(crate) fn bind(&self, req: BindRequest) -> Result<(usize, String)> {
         let (listener, endpoint) = match &req.endpoint {
-            Endpoint::Tcp { host, port } => {
+            Endpoint::Tcp { host, port, .. } => {
                 let addr = tcp::bind_addr(host, port, &req.opts)?;
                 let std_l = tcp::listen(addr, &req.opts)?;
                 std_l.set_nonblocking(true)?;
@@ -180,7 +180,7 @@ impl ReactorShared {
     /// Starts connecting in the background. Unless ZMQ_IMMEDIATE is set, the socket gets its
     /// pipe at once so messages can be queued before the connection is up.
     pub(crate) fn connect(&self, req: ConnectRequest) -> Result<(usize, Option<u64>)> {
-        if let Endpoint::Tcp { host, port } = &req.endpoint {
+        if let Endpoint::Tcp { host, port, .. } = &req.endpoint {
             // Validate now: libzmq rejects unparsable addresses in zmq_connect.
             if port.parse::<u16>().is_err() || host.is_empty() {
                 return Err(Error::InvalidArgument);
@@ -604,7 +604,7 @@ impl Reactor {
         let socket = c.req.socket.clone();
         let mut socks = None;
         let stream = match &c.req.endpoint {
-            Endpoint::Tcp { host, port } if !c.req.opts.socks_proxy.is_empty() => {
+            Endpoint::Tcp { host, port, .. } if !c.req.opts.socks_proxy.is_empty() => {
                 // To the proxy, which is then asked for the destination (by name if it is
                 // one: the proxy resolves it, as with libzmq).
                 let opts = &c.req.opts;
@@ -614,16 +614,21 @@ impl Reactor {
                         socks = Some(SocksClient::new(host, port, user, password));
                         socks::proxy_addr(&opts.socks_proxy, opts)
                             .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
-                            .and_then(|addr| tcp::connect(addr, opts))
+                            .and_then(|addr| tcp::connect(addr, None, opts))
                             .map(Stream::Tcp)
                     }
                     Err(_) => Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
                 }
             }
-            Endpoint::Tcp { host, port } => tcp::connect_addr(host, port, &c.req.opts)
-                .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
-                .and_then(|addr| tcp::connect(addr, &c.req.opts))
-                .map(Stream::Tcp),
+            Endpoint::Tcp { host, port, source } => {
+                let opts = &c.req.opts;
+                let source = source.as_deref().map(|s| tcp::source_addr(s, opts));
+                tcp::connect_addr(host, port, opts)
+                    .and_then(|addr| Ok((addr, source.transpose()?)))
+                    .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
+                    .and_then(|(addr, source)| tcp::connect(addr, source, opts))
+                    .map(Stream::Tcp)
+            }
             Endpoint::Ipc(path) => match ipc::connect(path) {
                 Ok(s) => Ok(Stream::Unix(s)),
                 Err((e, fd)) => {

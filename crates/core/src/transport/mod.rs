@@ -26,8 +26,13 @@ pub(crate) fn set_int_option(fd: RawFd, level: i32, name: i32, val: i32) {
 /// A parsed endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Endpoint {
-    /// `tcp://host:port` (host may be `*`, port may be `*` or 0 when binding).
-    Tcp { host: String, port: String },
+    /// `tcp://host:port` (host may be `*`, port may be `*` or 0 when binding); a connect
+    /// may name a local `source` address first (`tcp://src:port;host:port`).
+    Tcp {
+        host: String,
+        port: String,
+        source: Option<String>,
+    },
     /// `ipc://path` (`*` when binding picks a fresh path).
     Ipc(String),
     /// `inproc://name`.
@@ -45,8 +50,12 @@ impl Endpoint {
                 if host.is_empty() || port.is_empty() {
                     return Err(Error::InvalidArgument);
                 }
-                // A "source;destination" connect address: only the destination matters here.
-                let host = host.rsplit(';').next().unwrap_or(host);
+                // A "source;destination" connect address: the source is the local address
+                // the connecting socket binds first.
+                let (source, host) = match host.rsplit_once(';') {
+                    Some((s, h)) => (Some(s.to_string()), h),
+                    None => (None, host),
+                };
                 let host = host.trim_start_matches('[').trim_end_matches(']');
                 if port != "*" && port.parse::<u16>().is_err() {
                     return Err(Error::InvalidArgument);
@@ -54,6 +63,7 @@ impl Endpoint {
                 Ok(Endpoint::Tcp {
                     host: host.to_string(),
                     port: port.to_string(),
+                    source,
                 })
             }
             "ipc" => {
@@ -85,7 +95,7 @@ impl Endpoint {
 #[doc(hidden)]
 pub fn fuzz_parse_endpoint(s: &str) -> Result<(&'static str, String, Option<String>)> {
     Ok(match Endpoint::parse(s)? {
-        Endpoint::Tcp { host, port } => ("tcp", host, Some(port)),
+        Endpoint::Tcp { host, port, .. } => ("tcp", host, Some(port)),
         Endpoint::Ipc(path) => ("ipc", path, None),
         Endpoint::Inproc(name) => ("inproc", name, None),
     })
@@ -101,14 +111,24 @@ mod tests {
             Endpoint::parse("tcp://127.0.0.1:5555").unwrap(),
             Endpoint::Tcp {
                 host: "127.0.0.1".into(),
-                port: "5555".into()
+                port: "5555".into(),
+                source: None,
             }
         );
         assert_eq!(
             Endpoint::parse("tcp://[::1]:*").unwrap(),
             Endpoint::Tcp {
                 host: "::1".into(),
-                port: "*".into()
+                port: "*".into(),
+                source: None,
+            }
+        );
+        assert_eq!(
+            Endpoint::parse("tcp://127.0.0.2:0;[::1]:5555").unwrap(),
+            Endpoint::Tcp {
+                host: "::1".into(),
+                port: "5555".into(),
+                source: Some("127.0.0.2:0".into()),
             }
         );
         assert_eq!(

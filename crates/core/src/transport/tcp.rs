@@ -185,15 +185,38 @@ pub(crate) fn listen(addr: SocketAddr, opts: &Options) -> std::io::Result<std::n
     Ok(std::net::TcpListener::from(fd))
 }
 
+/// The local address of a connect's `source;` part (`host:port`, port `*` or 0 for any;
+/// host an address, `*` or an interface name, as for a bind).
+pub(crate) fn source_addr(source: &str, opts: &Options) -> Result<SocketAddr> {
+    let (host, port) = source.rsplit_once(':').ok_or(Error::InvalidArgument)?;
+    bind_addr(
+        host.trim_start_matches('[').trim_end_matches(']'),
+        port,
+        opts,
+    )
+}
+
 /// Starts a non-blocking connect to `addr` (it completes when the socket turns
-/// writable). With ZMQ_BINDTODEVICE the socket is bound to that device first, so it
-/// reaches `addr` only through it; a device that does not exist fails this attempt (the
-/// caller retries after the reconnect interval, as libzmq does).
-pub(crate) fn connect(addr: SocketAddr, opts: &Options) -> std::io::Result<mio::net::TcpStream> {
-    if opts.bindtodevice.is_empty() {
+/// writable), from `source` if given (bound first, as libzmq does, with SO_REUSEADDR).
+/// With ZMQ_BINDTODEVICE the socket is bound to that device first, so it reaches `addr`
+/// only through it; a device that does not exist fails this attempt (the caller retries
+/// after the reconnect interval, as libzmq does).
+pub(crate) fn connect(
+    addr: SocketAddr,
+    source: Option<SocketAddr>,
+    opts: &Options,
+) -> std::io::Result<mio::net::TcpStream> {
+    if opts.bindtodevice.is_empty() && source.is_none() {
         return mio::net::TcpStream::connect(addr);
     }
     let fd = device_socket(&addr, &opts.bindtodevice)?;
+    if let Some(src) = source {
+        super::set_int_option(fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_REUSEADDR, 1);
+        // SAFETY: `fd` is an open socket; the address is valid for the length passed.
+        with_sockaddr(&src, |sa, len| {
+            cvt(unsafe { libc::bind(fd.as_raw_fd(), sa, len) })
+        })?;
+    }
     // SAFETY: `fd` is an open socket; the address is valid for the length passed.
     match with_sockaddr(&addr, |sa, len| {
         cvt(unsafe { libc::connect(fd.as_raw_fd(), sa, len) })
@@ -205,7 +228,8 @@ pub(crate) fn connect(addr: SocketAddr, opts: &Options) -> std::io::Result<mio::
     Ok(mio::net::TcpStream::from_std(std::net::TcpStream::from(fd)))
 }
 
-/// A non-blocking tcp socket of `addr`'s family bound to the network device `device`.
+/// A non-blocking tcp socket of `addr`'s family, bound to the network device `device`
+/// unless that is empty.
 fn device_socket(addr: &SocketAddr, device: &str) -> std::io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     let family = if addr.is_ipv4() {
@@ -219,6 +243,9 @@ fn device_socket(addr: &SocketAddr, device: &str) -> std::io::Result<std::os::fd
     cvt(raw)?;
     // SAFETY: `raw` is a descriptor just created and owned by nothing else.
     let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+    if device.is_empty() {
+        return Ok(fd);
+    }
     // SAFETY: `fd` is an open socket; the name is `device.len()` readable bytes (the
     // kernel takes a name without its NUL when given its length).
     cvt(unsafe {
