@@ -1,7 +1,7 @@
 //! `Context`: owns the sockets, the inproc name registry and the I/O thread.
 
 use crate::error::{Error, Result};
-use crate::io::ReactorShared;
+use crate::io::{IoThreadOptions, ReactorShared, THREAD_DEFAULT};
 use crate::signal::{Signal, Wait};
 use crate::socket::{Socket, SocketShared};
 use crate::spsc::Padded;
@@ -24,6 +24,7 @@ pub mod opt {
     pub const THREAD_AFFINITY_CPU_ADD: i32 = 7;
     pub const THREAD_AFFINITY_CPU_REMOVE: i32 = 8;
     pub const THREAD_NAME_PREFIX: i32 = 9;
+    pub const ZERO_COPY_RECV: i32 = 10;
     pub const IPV6: i32 = 42;
     pub const BLOCKY: i32 = 70;
 }
@@ -40,8 +41,9 @@ pub(crate) struct CtxState {
     ipv6: bool,
     blocky: bool,
     max_msgsz: i32,
-    priority: i32,
-    sched_policy: i32,
+    zero_copy_recv: bool,
+    /// ZMQ_THREAD_*: how the I/O thread is started.
+    thread: IoThreadOptions,
 }
 
 pub(crate) struct CtxShared {
@@ -66,7 +68,8 @@ impl CtxShared {
         if let Some(r) = self.reactor.get() {
             return Ok(r.clone());
         }
-        let r = ReactorShared::start().map_err(|e| Error::from_io(&e))?;
+        let thread = self.lock().thread.clone();
+        let r = ReactorShared::start(thread).map_err(|e| Error::from_io(&e))?;
         Ok(self.reactor.get_or_init(|| r).clone())
     }
 
@@ -115,8 +118,8 @@ impl Context {
                     ipv6: false,
                     blocky: true,
                     max_msgsz: i32::MAX,
-                    priority: -1,
-                    sched_policy: -1,
+                    zero_copy_recv: true,
+                    thread: IoThreadOptions::default(),
                 }),
                 terminating: Padded(AtomicBool::new(false)),
                 closed_signal: Signal::new().expect("eventfd for the context"),
@@ -145,7 +148,9 @@ impl Context {
         Ok(sock)
     }
 
-    /// Sets a context option (ZMQ_IO_THREADS, ZMQ_MAX_SOCKETS, ZMQ_IPV6, ZMQ_BLOCKY, ...).
+    /// Sets a context option (ZMQ_IO_THREADS, ZMQ_MAX_SOCKETS, ZMQ_IPV6, ZMQ_BLOCKY, ...);
+    /// `InvalidArgument` for an unknown option or a value libzmq refuses. The ZMQ_THREAD_*
+    /// options apply to the I/O thread when it starts (the first tcp/ipc bind or connect).
     pub fn set(&self, option: i32, value: i32) -> Result<()> {
         let mut st = self.inner.lock();
         match option {
@@ -153,10 +158,17 @@ impl Context {
             opt::MAX_SOCKETS if value >= 1 => st.max_sockets = value,
             opt::IPV6 => st.ipv6 = value != 0,
             opt::BLOCKY => st.blocky = value != 0,
-            opt::MAX_MSGSZ if value > 0 => st.max_msgsz = value,
-            opt::THREAD_PRIORITY if value >= -1 => st.priority = value,
-            opt::THREAD_SCHED_POLICY if value >= -1 => st.sched_policy = value,
-            opt::THREAD_AFFINITY_CPU_ADD | opt::THREAD_AFFINITY_CPU_REMOVE if value >= 0 => {}
+            opt::MAX_MSGSZ if value >= 0 => st.max_msgsz = value,
+            opt::ZERO_COPY_RECV if value >= 0 => st.zero_copy_recv = value != 0,
+            opt::THREAD_PRIORITY if value >= THREAD_DEFAULT => st.thread.priority = value,
+            opt::THREAD_SCHED_POLICY if value >= THREAD_DEFAULT => st.thread.sched_policy = value,
+            opt::THREAD_AFFINITY_CPU_ADD if value >= 0 => {
+                st.thread.affinity.insert(value);
+            }
+            opt::THREAD_AFFINITY_CPU_REMOVE if value >= 0 => {
+                st.thread.affinity.remove(&value);
+            }
+            opt::THREAD_NAME_PREFIX => st.thread.name_prefix = Some(value),
             _ => return Err(Error::InvalidArgument),
         }
         Ok(())
@@ -173,7 +185,9 @@ impl Context {
             opt::BLOCKY => st.blocky as i32,
             opt::MAX_MSGSZ => st.max_msgsz,
             opt::MSG_T_SIZE => 64,
-            opt::THREAD_SCHED_POLICY => st.sched_policy,
+            opt::ZERO_COPY_RECV => st.zero_copy_recv as i32,
+            opt::THREAD_SCHED_POLICY => st.thread.sched_policy,
+            opt::THREAD_NAME_PREFIX => st.thread.name_prefix.unwrap_or(0),
             _ => return Err(Error::InvalidArgument),
         })
     }

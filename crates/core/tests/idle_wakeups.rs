@@ -13,12 +13,13 @@ use std::time::Duration;
 
 /// Context switches (voluntary and not) of every ferromq I/O thread in this process.
 fn io_thread_switches() -> u64 {
-    let mut total = 0;
+    let (mut total, mut threads) = (0, 0);
     for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
         let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if !comm.starts_with("ferromq-io") {
+        if !comm.starts_with("ZMQbg/IO/") {
             continue;
         }
+        threads += 1;
         let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
         total += status
             .lines()
@@ -26,6 +27,11 @@ fn io_thread_switches() -> u64 {
             .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
             .sum::<u64>();
     }
+    // A renamed thread would make every count here zero and the tests pass unseen.
+    assert!(
+        threads > 0,
+        "no I/O thread named ZMQbg/IO/* in this process"
+    );
     total
 }
 

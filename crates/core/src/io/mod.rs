@@ -8,10 +8,12 @@ mod codec;
 mod conn;
 mod reactor;
 mod stream;
+mod thread_setup;
 mod writeq;
 
 pub(crate) use assist::{note_wait, ConnHandle, Served};
 pub(crate) use reactor::ReactorShared;
+pub(crate) use thread_setup::{IoThreadOptions, THREAD_DEFAULT};
 
 use crate::options::Options;
 use crate::socket::SocketShared;

@@ -4,6 +4,7 @@
 use super::assist::ConnHandle;
 use super::conn::{Close, Conn};
 use super::stream::{Listener, Stream};
+use super::thread_setup::{block_signals, IoThreadOptions};
 use super::{BindRequest, ConnectRequest};
 use crate::error::{Error, Result};
 use crate::monitor::event;
@@ -70,8 +71,8 @@ pub(crate) struct ReactorShared {
 }
 
 impl ReactorShared {
-    /// Starts the I/O thread.
-    pub(crate) fn start() -> std::io::Result<Arc<ReactorShared>> {
+    /// Starts the I/O thread, named and scheduled as `thread` says.
+    pub(crate) fn start(thread: IoThreadOptions) -> std::io::Result<Arc<ReactorShared>> {
         let poll = Poll::new()?;
         let waker = mio::Waker::new(poll.registry(), WAKER)?;
         let registry = poll.registry().try_clone()?;
@@ -88,9 +89,10 @@ impl ReactorShared {
         });
         let s2 = shared.clone();
         let handle = std::thread::Builder::new()
-            .name("ferromq-io".into())
+            .name(thread.thread_name())
             .spawn(move || {
                 block_signals();
+                thread.apply_to_current_thread();
                 let shared = s2.clone();
                 Reactor::new(poll, s2).run();
                 shared.exited.store(true, Ordering::SeqCst);
@@ -268,15 +270,6 @@ impl ReactorShared {
 
 /// Signals go to application threads, never to the I/O thread: a blocking call in the
 /// application must see EINTR (libzmq's I/O threads block every signal too).
-fn block_signals() {
-    // SAFETY: sigset_t is plain data initialised by sigfillset before use; the call only
-    // changes this thread's signal mask.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut set);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-}
 
 struct ListenerEntry {
     listener: Listener,
