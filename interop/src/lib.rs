@@ -625,7 +625,7 @@ impl AnySocket for ferromq::Socket {
     }
     fn last_endpoint(&self) -> Result<String, Errno> {
         match self.get_option(zmq::LAST_ENDPOINT)? {
-            ferromq::OptionValue::Str(s) => Ok(s.trim_end_matches('\0').to_string()),
+            ferromq::OptionValue::Str(s) => Ok(String::from_utf8_lossy(&s).into_owned()),
             _ => panic!("ferromq: ZMQ_LAST_ENDPOINT is not a string option"),
         }
     }

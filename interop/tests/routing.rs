@@ -407,7 +407,7 @@ fn ferromq_native_error_is_host_unreachable() {
         .get_option(zmq::LAST_ENDPOINT)
         .expect("LAST_ENDPOINT")
     {
-        ferromq::OptionValue::Str(s) => s,
+        ferromq::OptionValue::Str(s) => String::from_utf8(s).unwrap(),
         _ => panic!("LAST_ENDPOINT is not a string"),
     };
     assert_eq!(

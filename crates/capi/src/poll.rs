@@ -488,7 +488,7 @@ mod tests {
             pull.set_int(opt::LINGER, 0).unwrap();
             pull.bind(ep).unwrap();
             let ep = match pull.get_option(opt::LAST_ENDPOINT).unwrap() {
-                OptionValue::Str(e) => e.trim_end_matches('\0').to_string(),
+                OptionValue::Str(e) => String::from_utf8(e).unwrap(),
                 _ => unreachable!(),
             };
             let push = ctx.socket(SocketType::Push).unwrap();

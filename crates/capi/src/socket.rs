@@ -112,9 +112,7 @@ pub(crate) fn encode_option(option: c_int, value: OptionValue, cap: usize) -> CR
             text.push(0);
             (text, cap == 41)
         }
-        OptionValue::Str(s) => {
-            let mut v = Vec::with_capacity(s.len() + 1);
-            v.extend_from_slice(s.as_bytes());
+        OptionValue::Str(mut v) => {
             v.push(0);
             let fits = cap >= v.len();
             (v, fits)
@@ -143,15 +141,24 @@ pub unsafe extern "C" fn zmq_setsockopt(
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
         use ferromq::options::id::{
-            IPC_FILTER_GID, IPC_FILTER_PID, IPC_FILTER_UID, TCP_ACCEPT_FILTER,
+            BINDTODEVICE, IPC_FILTER_GID, IPC_FILTER_PID, IPC_FILTER_UID, PLAIN_PASSWORD,
+            PLAIN_USERNAME, SOCKS_PROXY, TCP_ACCEPT_FILTER,
         };
         let val: &[u8] = if optvallen == 0 {
-            // A peer filter is emptied by NULL only; libzmq refuses a pointer without a
-            // value.
+            // These are emptied (or, for PLAIN, the mechanism reset) by NULL only; libzmq
+            // refuses a pointer with no value. The core's setters take a slice, which
+            // cannot say which of the two it was.
             if !optval.is_null()
                 && matches!(
                     option,
-                    IPC_FILTER_PID | IPC_FILTER_UID | IPC_FILTER_GID | TCP_ACCEPT_FILTER
+                    IPC_FILTER_PID
+                        | IPC_FILTER_UID
+                        | IPC_FILTER_GID
+                        | TCP_ACCEPT_FILTER
+                        | PLAIN_USERNAME
+                        | PLAIN_PASSWORD
+                        | SOCKS_PROXY
+                        | BINDTODEVICE
                 )
             {
                 return fail(libc::EINVAL);
@@ -600,13 +607,13 @@ mod tests {
 
     #[test]
     fn strings_include_terminator() {
-        let v = encode_option(32, OptionValue::Str("tcp://a:1".into()), 64).unwrap();
+        let v = encode_option(32, OptionValue::Str(b"tcp://a:1".to_vec()), 64).unwrap();
         assert_eq!(v, b"tcp://a:1\0");
         assert_eq!(
-            encode_option(32, OptionValue::Str(String::new()), 1).unwrap(),
+            encode_option(32, OptionValue::Str(Vec::new()), 1).unwrap(),
             b"\0"
         );
-        assert!(encode_option(32, OptionValue::Str("abc".into()), 3).is_err());
+        assert!(encode_option(32, OptionValue::Str(b"abc".to_vec()), 3).is_err());
     }
 
     #[test]

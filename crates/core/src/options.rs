@@ -126,7 +126,9 @@ pub struct Options {
     pub(crate) rate: i32,
     pub(crate) recovery_ivl: i32,
     pub(crate) multicast_maxtpdu: i32,
-    pub(crate) zap_domain: String,
+    /// ZMQ_ZAP_DOMAIN as set (bytes, like every string option: libzmq does not ask for
+    /// UTF-8).
+    pub(crate) zap_domain: Vec<u8>,
     pub(crate) last_endpoint: String,
     pub(crate) conflate: bool,
     pub(crate) use_fd: i32,
@@ -135,10 +137,10 @@ pub struct Options {
     pub(crate) loopback_fastpath: bool,
     pub(crate) multicast_loop: bool,
     pub(crate) reconnect_stop: i32,
-    pub(crate) bindtodevice: String,
-    pub(crate) socks_proxy: String,
-    pub(crate) socks_username: String,
-    pub(crate) socks_password: String,
+    pub(crate) bindtodevice: Vec<u8>,
+    pub(crate) socks_proxy: Vec<u8>,
+    pub(crate) socks_username: Vec<u8>,
+    pub(crate) socks_password: Secret,
     pub(crate) ipc_filters: IpcFilters,
     /// `ZMQ_TCP_ACCEPT_FILTER` masks (see `TcpAcceptMask`); empty: everyone.
     pub(crate) tcp_accept_filters: Vec<TcpAcceptMask>,
@@ -258,7 +260,7 @@ impl Default for Options {
             rate: 100,
             recovery_ivl: 10_000,
             multicast_maxtpdu: 1500,
-            zap_domain: String::new(),
+            zap_domain: Vec::new(),
             last_endpoint: String::new(),
             conflate: false,
             use_fd: -1,
@@ -267,10 +269,10 @@ impl Default for Options {
             loopback_fastpath: false,
             multicast_loop: true,
             reconnect_stop: 0,
-            bindtodevice: String::new(),
-            socks_proxy: String::new(),
-            socks_username: String::new(),
-            socks_password: String::new(),
+            bindtodevice: Vec::new(),
+            socks_proxy: Vec::new(),
+            socks_username: Vec::new(),
+            socks_password: Secret::default(),
             ipc_filters: IpcFilters::default(),
             tcp_accept_filters: Vec::new(),
             security: Security::default(),
@@ -290,6 +292,13 @@ pub fn bool_value(val: &[u8]) -> Result<bool> {
     Ok(int_value(val)? != 0)
 }
 
+/// Reads a socket pattern's boolean option (ROUTER_MANDATORY, PROBE_ROUTER, XPUB_VERBOSE,
+/// REQ_RELAXED, ...): libzmq takes any int from 0, non-zero meaning true, and refuses a
+/// negative one.
+pub fn pattern_bool_value(val: &[u8]) -> Result<bool> {
+    Ok(at_least(int_value(val)?, 0)? != 0)
+}
+
 /// Reads a boolean option that libzmq accepts only as 0 or 1 (IMMEDIATE, IPV6, CONFLATE).
 pub fn strict_bool_value(val: &[u8]) -> Result<bool> {
     match int_value(val)? {
@@ -299,13 +308,18 @@ pub fn strict_bool_value(val: &[u8]) -> Result<bool> {
     }
 }
 
-/// A string option of at most 255 bytes.
-fn short_string(val: &[u8]) -> Result<String> {
-    if val.len() > 255 {
+/// A string option of at most `max` bytes, kept as given.
+fn string_bytes(val: &[u8], max: usize) -> Result<Vec<u8>> {
+    if val.len() > max {
         return Err(Error::InvalidArgument);
     }
-    Ok(String::from_utf8_lossy(val).into_owned())
+    Ok(val.to_vec())
 }
+
+/// libzmq's limit of most string options (a length that fits a ZMTP short field).
+const STRING_MAX: usize = 255;
+/// The longest ZMQ_BINDTODEVICE libzmq takes (Linux's device name size, with its NUL).
+const DEVICE_NAME_MAX: usize = 16;
 
 fn at_least(v: i32, min: i32) -> Result<i32> {
     if v < min {
@@ -325,8 +339,9 @@ pub enum OptionValue {
     Uint64(u64),
     /// Binary data (no terminator).
     Binary(Bytes),
-    /// A string returned with its NUL terminator.
-    Str(String),
+    /// A string, returned with a NUL terminator: the bytes as set (not necessarily
+    /// UTF-8) or, for LAST_ENDPOINT, the endpoint's text.
+    Str(Vec<u8>),
     /// A CURVE key: 32 raw bytes for a 32-byte buffer, 40 Z85 characters and
     /// a NUL for a 41-byte one.
     CurveKey([u8; 32]),
@@ -397,12 +412,9 @@ impl Options {
             RATE => self.rate = at_least(int_value(val)?, 1)?,
             RECOVERY_IVL => self.recovery_ivl = at_least(int_value(val)?, 0)?,
             MULTICAST_MAXTPDU => self.multicast_maxtpdu = at_least(int_value(val)?, 1)?,
-            ZAP_DOMAIN => {
-                if val.len() > 255 {
-                    return Err(Error::InvalidArgument);
-                }
-                self.zap_domain = String::from_utf8_lossy(val).into_owned();
-            }
+            // libzmq refuses an empty domain: once set, it cannot be cleared.
+            ZAP_DOMAIN if val.is_empty() => return Err(Error::InvalidArgument),
+            ZAP_DOMAIN => self.zap_domain = string_bytes(val, STRING_MAX)?,
             CONFLATE => self.conflate = strict_bool_value(val)?,
             PLAIN_SERVER | CURVE_SERVER => {
                 let v = int_value(val)?;
@@ -453,7 +465,7 @@ impl Options {
             ZAP_ENFORCE_DOMAIN => self.zap_enforce_domain = bool_value(val)?,
             LOOPBACK_FASTPATH => self.loopback_fastpath = bool_value(val)?,
             MULTICAST_LOOP => self.multicast_loop = bool_value(val)?,
-            RECONNECT_STOP => self.reconnect_stop = at_least(int_value(val)?, 0)?,
+            RECONNECT_STOP => self.reconnect_stop = int_value(val)?,
             IPC_FILTER_PID | IPC_FILTER_UID | IPC_FILTER_GID => self.ipc_filters.set(opt, val)?,
             // A mask adds to the list; no value (NULL, 0) empties it.
             TCP_ACCEPT_FILTER if val.is_empty() => self.tcp_accept_filters.clear(),
@@ -462,10 +474,13 @@ impl Options {
                 self.tcp_accept_filters.push(mask);
             }
             // Applied by the tcp transport: `tcp::listen` / `tcp::connect`, `socks`.
-            BINDTODEVICE => self.bindtodevice = short_string(val)?,
-            SOCKS_PROXY => self.socks_proxy = short_string(val)?,
-            SOCKS_USERNAME => self.socks_username = short_string(val)?,
-            SOCKS_PASSWORD => self.socks_password = short_string(val)?,
+            BINDTODEVICE => self.bindtodevice = string_bytes(val, DEVICE_NAME_MAX)?,
+            // No limit here in libzmq.
+            SOCKS_PROXY => self.socks_proxy = val.to_vec(),
+            SOCKS_USERNAME => self.socks_username = string_bytes(val, STRING_MAX)?,
+            SOCKS_PASSWORD => {
+                self.socks_password = Secret(Zeroizing::new(string_bytes(val, STRING_MAX)?))
+            }
             USE_FD => self.use_fd = at_least(int_value(val)?, -1)?,
             _ => return Ok(false),
         }
@@ -508,7 +523,7 @@ impl Options {
             RECOVERY_IVL => Int(self.recovery_ivl),
             MULTICAST_MAXTPDU => Int(self.multicast_maxtpdu),
             ZAP_DOMAIN => Str(self.zap_domain.clone()),
-            LAST_ENDPOINT => Str(self.last_endpoint.clone()),
+            LAST_ENDPOINT => Str(self.last_endpoint.clone().into_bytes()),
             CONFLATE => Int(self.conflate as i32),
             USE_FD => Int(self.use_fd),
             INVERT_MATCHING => Int(self.invert_matching as i32),
@@ -520,13 +535,9 @@ impl Options {
             BINDTODEVICE => Str(self.bindtodevice.clone()),
             SOCKS_PROXY => Str(self.socks_proxy.clone()),
             SOCKS_USERNAME => Str(self.socks_username.clone()),
-            SOCKS_PASSWORD => Str(self.socks_password.clone()),
-            PLAIN_USERNAME => {
-                Str(String::from_utf8_lossy(&self.security.plain_username).into_owned())
-            }
-            PLAIN_PASSWORD => {
-                Str(String::from_utf8_lossy(&self.security.plain_password.0).into_owned())
-            }
+            SOCKS_PASSWORD => Str(self.socks_password.0.to_vec()),
+            PLAIN_USERNAME => Str(self.security.plain_username.clone()),
+            PLAIN_PASSWORD => Str(self.security.plain_password.0.to_vec()),
             MECHANISM => Int(self.security.mechanism),
             PLAIN_SERVER => {
                 Int((self.security.as_server && self.security.mechanism == mechanism::PLAIN) as i32)

@@ -21,7 +21,7 @@ pub(crate) struct ZapClient {
 
 /// What the connection needs to describe itself in a request.
 pub(crate) struct RequestInfo<'a> {
-    pub(crate) domain: &'a str,
+    pub(crate) domain: &'a [u8],
     pub(crate) address: &'a str,
     pub(crate) routing_id: &'a [u8],
 }
@@ -57,7 +57,7 @@ impl ZapClient {
             b"",
             b"1.0",
             b"1",
-            info.domain.as_bytes(),
+            info.domain,
             info.address.as_bytes(),
             info.routing_id,
             req.mechanism.as_bytes(),

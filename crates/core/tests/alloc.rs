@@ -141,7 +141,7 @@ fn pair(ctx: &Context, kind_tx: SocketType, kind_rx: SocketType, ep: &str) -> (S
     rx.set_int(ferromq::options::id::RCVTIMEO, 5000).unwrap();
     rx.bind(ep).unwrap();
     let ep = match rx.get_option(ferromq::options::id::LAST_ENDPOINT).unwrap() {
-        ferromq::OptionValue::Str(e) => e.trim_end_matches('\0').to_string(),
+        ferromq::OptionValue::Str(e) => String::from_utf8(e).unwrap(),
         _ => unreachable!(),
     };
     tx.connect(&ep).unwrap();

@@ -22,7 +22,7 @@ fn endpoints(tag: &str) -> Vec<String> {
 
 fn last_endpoint(s: &Socket) -> String {
     match s.get_option(LAST_ENDPOINT).unwrap() {
-        ferromq::OptionValue::Str(e) => e,
+        ferromq::OptionValue::Str(e) => String::from_utf8(e).unwrap(),
         _ => panic!("LAST_ENDPOINT is a string"),
     }
 }

@@ -268,9 +268,6 @@ impl ReactorShared {
     }
 }
 
-/// Signals go to application threads, never to the I/O thread: a blocking call in the
-/// application must see EINTR (libzmq's I/O threads block every signal too).
-
 struct ListenerEntry {
     listener: Listener,
     socket: Arc<SocketShared>,
@@ -603,7 +600,7 @@ impl Reactor {
                 let opts = &c.req.opts;
                 match port.parse() {
                     Ok(port) => {
-                        let (user, password) = (&opts.socks_username, &opts.socks_password);
+                        let (user, password) = (&opts.socks_username, &opts.socks_password.0);
                         socks = Some(SocksClient::new(host, port, user, password));
                         socks::proxy_addr(&opts.socks_proxy, opts)
                             .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))

@@ -16,7 +16,7 @@ pub(crate) struct Dealer {
 
 impl Dealer {
     pub(super) fn set_probe(&mut self, val: &[u8]) -> Result<()> {
-        self.probe = crate::options::bool_value(val)?;
+        self.probe = crate::options::pattern_bool_value(val)?;
         Ok(())
     }
 }

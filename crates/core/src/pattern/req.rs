@@ -5,7 +5,7 @@ use super::dealer::Dealer;
 use super::{Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{bool_value, id};
+use crate::options::{id, pattern_bool_value};
 use crate::pipe::Pipe;
 use std::sync::Arc;
 
@@ -163,8 +163,8 @@ impl Pattern for Req {
 
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
         match opt {
-            id::REQ_RELAXED => Some(bool_value(val).map(|v| self.relaxed = v)),
-            id::REQ_CORRELATE => Some(bool_value(val).map(|v| self.correlate = v)),
+            id::REQ_RELAXED => Some(pattern_bool_value(val).map(|v| self.relaxed = v)),
+            id::REQ_CORRELATE => Some(pattern_bool_value(val).map(|v| self.correlate = v)),
             id::PROBE_ROUTER => Some(self.inner.set_probe(val)),
             _ => None,
         }

@@ -5,7 +5,7 @@
 use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{bool_value, id};
+use crate::options::{id, pattern_bool_value};
 use crate::pipe::{Pipe, PipeMap, PushError};
 use bytes::Bytes;
 use std::collections::HashMap;
@@ -383,9 +383,9 @@ impl Pattern for Router {
 
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
         match opt {
-            id::ROUTER_MANDATORY => Some(bool_value(val).map(|v| self.mandatory = v)),
-            id::ROUTER_HANDOVER => Some(bool_value(val).map(|v| self.handover = v)),
-            id::PROBE_ROUTER => Some(bool_value(val).map(|v| self.probe = v)),
+            id::ROUTER_MANDATORY => Some(pattern_bool_value(val).map(|v| self.mandatory = v)),
+            id::ROUTER_HANDOVER => Some(pattern_bool_value(val).map(|v| self.handover = v)),
+            id::PROBE_ROUTER => Some(pattern_bool_value(val).map(|v| self.probe = v)),
             id::ROUTER_RAW => Some(Err(Error::NotSupported)),
             _ => None,
         }

@@ -6,7 +6,7 @@
 use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{bool_value, id};
+use crate::options::{id, strict_bool_value};
 use crate::pipe::Pipe;
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -138,7 +138,7 @@ impl Pattern for Stream {
 
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
         match opt {
-            id::STREAM_NOTIFY => Some(bool_value(val).map(|v| self.notify = v)),
+            id::STREAM_NOTIFY => Some(strict_bool_value(val).map(|v| self.notify = v)),
             _ => None,
         }
     }

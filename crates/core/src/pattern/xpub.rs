@@ -6,7 +6,7 @@ use super::subs::{parse_subscription, PrefixSet, SubscriberIndex};
 use super::{Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{bool_value, id, OptionValue};
+use crate::options::{bool_value, id, pattern_bool_value, OptionValue};
 use crate::pipe::{Pipe, PushError};
 use crate::signal::Signal;
 use bytes::Bytes;
@@ -376,13 +376,13 @@ impl Pattern for XPub {
             return Some(bool_value(val).map(|v| self.invert = v));
         }
         match opt {
-            id::XPUB_VERBOSE => Some(bool_value(val).map(|v| self.verbose = v)),
-            id::XPUB_VERBOSER => Some(bool_value(val).map(|v| {
+            id::XPUB_VERBOSE => Some(pattern_bool_value(val).map(|v| self.verbose = v)),
+            id::XPUB_VERBOSER => Some(pattern_bool_value(val).map(|v| {
                 self.verbose = v;
                 self.verboser = v
             })),
-            id::XPUB_MANUAL => Some(bool_value(val).map(|v| self.manual = v)),
-            id::XPUB_NODROP => Some(bool_value(val).map(|v| self.nodrop = v)),
+            id::XPUB_MANUAL => Some(pattern_bool_value(val).map(|v| self.manual = v)),
+            id::XPUB_NODROP => Some(pattern_bool_value(val).map(|v| self.nodrop = v)),
             id::XPUB_WELCOME_MSG => {
                 self.welcome = if val.is_empty() {
                     None
@@ -392,7 +392,7 @@ impl Pattern for XPub {
                 Some(Ok(()))
             }
             id::XPUB_MANUAL_LAST_VALUE | id::ONLY_FIRST_SUBSCRIBE => {
-                Some(bool_value(val).map(|_| ()))
+                Some(pattern_bool_value(val).map(|_| ()))
             }
             id::SUBSCRIBE | id::UNSUBSCRIBE if self.manual && self.extended => {
                 let Some(pid) = self.last_pipe else {

@@ -10,10 +10,12 @@
 
 use crate::error::{Error, Result};
 use crate::options::Options;
+use zeroize::Zeroizing;
 
 /// The proxy's address from `ZMQ_SOCKS_PROXY` (`host:port`, an IPv6 address in
 /// brackets), resolved as a tcp connect address.
-pub(crate) fn proxy_addr(proxy: &str, opts: &Options) -> Result<std::net::SocketAddr> {
+pub(crate) fn proxy_addr(proxy: &[u8], opts: &Options) -> Result<std::net::SocketAddr> {
+    let proxy = std::str::from_utf8(proxy).map_err(|_| Error::InvalidArgument)?;
     let (host, port) = proxy.rsplit_once(':').ok_or(Error::InvalidArgument)?;
     let host = host.trim_start_matches('[').trim_end_matches(']');
     super::tcp::connect_addr(host, port, opts)
@@ -52,19 +54,20 @@ enum State {
 /// One SOCKS5 CONNECT exchange.
 pub(crate) struct SocksClient {
     state: State,
-    out: Vec<u8>,
+    /// What to write next (the user name and password at one point: wiped when replaced).
+    out: Zeroizing<Vec<u8>>,
     out_pos: usize,
     /// Bytes of the current reply read so far, and how many it needs.
     reply: Vec<u8>,
     need: usize,
     request: Vec<u8>,
-    auth: Option<Vec<u8>>,
+    auth: Option<Zeroizing<Vec<u8>>>,
 }
 
 impl SocksClient {
     /// An exchange to CONNECT to `host:port` (`host` an IP address or a name), with a
     /// user name and password if `user` is not empty.
-    pub(crate) fn new(host: &str, port: u16, user: &str, password: &str) -> SocksClient {
+    pub(crate) fn new(host: &str, port: u16, user: &[u8], password: &[u8]) -> SocksClient {
         let mut request = vec![5, 1, 0];
         match host.parse::<std::net::IpAddr>() {
             Ok(std::net::IpAddr::V4(a)) => {
@@ -85,9 +88,12 @@ impl SocksClient {
         }
         request.extend_from_slice(&port.to_be_bytes());
         let auth = (!user.is_empty()).then(|| {
-            let (u, p) = (&user.as_bytes()[..user.len().min(255)], password.as_bytes());
-            let p = &p[..p.len().min(255)];
-            let mut a = vec![1, u.len() as u8];
+            let (u, p) = (
+                &user[..user.len().min(255)],
+                &password[..password.len().min(255)],
+            );
+            let mut a = Zeroizing::new(Vec::with_capacity(3 + u.len() + p.len()));
+            a.extend_from_slice(&[1, u.len() as u8]);
             a.extend_from_slice(u);
             a.push(p.len() as u8);
             a.extend_from_slice(p);
@@ -96,7 +102,7 @@ impl SocksClient {
         let method = if auth.is_some() { 2 } else { 0 };
         SocksClient {
             state: State::Method,
-            out: vec![5, 1, method],
+            out: Zeroizing::new(vec![5, 1, method]),
             out_pos: 0,
             reply: Vec::new(),
             need: 2,
@@ -149,7 +155,7 @@ impl SocksClient {
                 }
                 match (r[1], self.auth.take()) {
                     (0, None) => self.send(State::ReplyHead, 4, self.request.clone()),
-                    (2, Some(auth)) => self.send(State::Auth, 2, auth),
+                    (2, Some(mut auth)) => self.send(State::Auth, 2, std::mem::take(&mut *auth)),
                     _ => return Err(SocksError::NoMethod),
                 }
             }
@@ -184,7 +190,7 @@ impl SocksClient {
 
     /// Queues `bytes` to write and waits for a reply of `need` bytes in `state`.
     fn send(&mut self, state: State, need: usize, bytes: Vec<u8>) {
-        self.out = bytes;
+        self.out = Zeroizing::new(bytes);
         self.out_pos = 0;
         self.expect(state, need);
     }
@@ -226,18 +232,18 @@ mod tests {
     fn writes_what_libzmq_writes_and_reads_every_reply_form() {
         // libzmq 4.3.4 through a logging proxy: greeting 05 01 00, CONNECT 05 01 00 01
         // with an IPv4 address, 05 01 00 03 with a name.
-        let mut c = SocksClient::new("127.0.0.1", 5701, "", "");
+        let mut c = SocksClient::new("127.0.0.1", 5701, b"", b"");
         let w = exchange(&mut c, &[&[5, 0], &[5, 0, 0, 1, 127, 0, 0, 1, 0, 9]]).unwrap();
         assert_eq!(w, [5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, 0x16, 0x45]);
         assert!(c.is_done() && c.wanted() == 0);
 
-        let mut c = SocksClient::new("localhost", 80, "", "");
+        let mut c = SocksClient::new("localhost", 80, b"", b"");
         let reply: &[u8] = &[5, 0, 0, 3, 4, b'h', b'o', b's', b't', 0, 80];
         let w = exchange(&mut c, &[&[5, 0], reply]).unwrap();
         assert_eq!(&w[3..], b"\x05\x01\x00\x03\x09localhost\x00\x50");
         assert!(c.is_done());
 
-        let mut c = SocksClient::new("::1", 1, "", "");
+        let mut c = SocksClient::new("::1", 1, b"", b"");
         let mut reply = vec![5, 0, 0, 4];
         reply.extend_from_slice(&[0; 18]);
         let w = exchange(&mut c, &[&[5, 0], &reply]).unwrap();
@@ -248,7 +254,7 @@ mod tests {
 
     #[test]
     fn user_and_password_offer_that_method_only() {
-        let mut c = SocksClient::new("10.0.0.1", 9, "alice", "secret");
+        let mut c = SocksClient::new("10.0.0.1", 9, b"alice", b"secret");
         let w = exchange(&mut c, &[&[5, 2], &[1, 0], &[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]]).unwrap();
         assert_eq!(&w[..3], [5, 1, 2]);
         assert_eq!(&w[3..17], b"\x01\x05alice\x06secret");
@@ -258,19 +264,25 @@ mod tests {
 
     #[test]
     fn refusals_and_garbage_are_errors() {
-        let refused = |user: &str, replies: &[&[u8]]| {
-            let mut c = SocksClient::new("10.0.0.1", 9, user, "pw");
+        let refused = |user: &[u8], replies: &[&[u8]]| {
+            let mut c = SocksClient::new("10.0.0.1", 9, user, b"pw");
             exchange(&mut c, replies).unwrap_err()
         };
-        assert_eq!(refused("", &[&[5, 0xff]]), SocksError::NoMethod);
-        assert_eq!(refused("", &[&[5, 2]]), SocksError::NoMethod);
-        assert_eq!(refused("bob", &[&[5, 0]]), SocksError::NoMethod);
-        assert_eq!(refused("bob", &[&[5, 2], &[1, 1]]), SocksError::AuthRefused);
-        assert_eq!(refused("", &[&[4, 0]]), SocksError::Protocol);
+        assert_eq!(refused(b"", &[&[5, 0xff]]), SocksError::NoMethod);
+        assert_eq!(refused(b"", &[&[5, 2]]), SocksError::NoMethod);
+        assert_eq!(refused(b"bob", &[&[5, 0]]), SocksError::NoMethod);
         assert_eq!(
-            refused("", &[&[5, 0], &[5, 5, 0, 1]]),
+            refused(b"bob", &[&[5, 2], &[1, 1]]),
+            SocksError::AuthRefused
+        );
+        assert_eq!(refused(b"", &[&[4, 0]]), SocksError::Protocol);
+        assert_eq!(
+            refused(b"", &[&[5, 0], &[5, 5, 0, 1]]),
             SocksError::ConnectRefused(5)
         );
-        assert_eq!(refused("", &[&[5, 0], &[5, 0, 0, 9]]), SocksError::Protocol);
+        assert_eq!(
+            refused(b"", &[&[5, 0], &[5, 0, 0, 9]]),
+            SocksError::Protocol
+        );
     }
 }

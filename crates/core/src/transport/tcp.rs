@@ -230,7 +230,7 @@ pub(crate) fn connect(
 
 /// A non-blocking tcp socket of `addr`'s family, bound to the network device `device`
 /// unless that is empty.
-fn device_socket(addr: &SocketAddr, device: &str) -> std::io::Result<std::os::fd::OwnedFd> {
+fn device_socket(addr: &SocketAddr, device: &[u8]) -> std::io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     let family = if addr.is_ipv4() {
         libc::AF_INET

@@ -16,7 +16,7 @@ pub fn sock(ctx: &Context, kind: SocketType) -> Socket {
 /// ZMQ_LAST_ENDPOINT without its NUL.
 pub fn last_endpoint(s: &Socket) -> String {
     match s.get_option(opt::LAST_ENDPOINT).unwrap() {
-        OptionValue::Str(e) => e.trim_end_matches('\0').to_string(),
+        OptionValue::Str(e) => String::from_utf8(e).unwrap(),
         _ => panic!("LAST_ENDPOINT is a string"),
     }
 }
