@@ -75,6 +75,8 @@ pub extern "C" fn zmq_strerror(errnum: c_int) -> *const c_char {
         ENOCOMPATPROTO => Some(c"The protocol is not compatible with the socket type"),
         ETERM => Some(c"Context was terminated"),
         EMTHREAD => Some(c"No thread available"),
+        // libzmq words this one itself on every platform.
+        libc::EHOSTUNREACH => Some(c"Host unreachable"),
         _ => None,
     };
     match own {

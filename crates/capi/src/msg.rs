@@ -383,8 +383,7 @@ pub unsafe extern "C" fn zmq_msg_copy(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
         }
         // SAFETY: distinct live messages per the contract, so the two borrows don't alias.
         let (d, s) = unsafe { (msg_mut(dest)?, msg_mut(src)?) };
-        s.make_shared();
-        *d = s.clone();
+        *d = s.share();
         Ok(0)
     })
 }
@@ -422,8 +421,9 @@ pub unsafe extern "C" fn zmq_msg_more(msg: *const zmq_msg_t) -> c_int {
     ffi(0, || Ok(unsafe { msg_ref(msg)? }.more() as c_int))
 }
 
-/// Reads an integer property: ZMQ_MORE, ZMQ_SRCFD (always -1: not tracked), ZMQ_SHARED
-/// (always 0: not tracked); EINVAL for others.
+/// Reads an integer property: ZMQ_MORE; ZMQ_SRCFD, the descriptor of the tcp or ipc
+/// connection the message came in on (-1 with EINVAL for others); ZMQ_SHARED, 1 if
+/// `zmq_msg_copy` made the body shared with a copy; EINVAL for others.
 ///
 /// # Safety
 /// `msg` must be NULL or an initialised message.
@@ -434,8 +434,11 @@ pub unsafe extern "C" fn zmq_msg_get(msg: *const zmq_msg_t, property: c_int) -> 
         let m = unsafe { msg_ref(msg)? };
         match property {
             ZMQ_MORE => Ok(m.more() as c_int),
-            ZMQ_SRCFD => Ok(-1),
-            ZMQ_SHARED => Ok(0),
+            ZMQ_SRCFD => m
+                .metadata()
+                .and_then(|meta| meta.source_fd())
+                .ok_or(Errno(libc::EINVAL)),
+            ZMQ_SHARED => Ok(m.shares_body() as c_int),
             _ => fail(libc::EINVAL),
         }
     })

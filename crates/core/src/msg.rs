@@ -17,6 +17,8 @@ const SHARE_MIN: usize = 1024;
 pub(crate) const FLAG_MORE: u8 = 1;
 /// Flag: this frame is a subscription command (first byte 1 = subscribe, 0 = cancel).
 pub(crate) const FLAG_COMMAND: u8 = 2;
+/// Flag: the body was handed to a copy made by `share` (ZMQ_SHARED).
+const FLAG_SHARED: u8 = 4;
 
 #[derive(Clone)]
 enum Data {
@@ -65,6 +67,8 @@ pub struct Metadata {
     pub properties: Vec<(String, String)>,
     /// The values again, NUL-terminated for the C ABI (cut at an inner NUL).
     c_values: Vec<std::ffi::CString>,
+    /// The descriptor of the connection (ZMQ_SRCFD), if it had one.
+    source_fd: Option<i32>,
 }
 
 impl Metadata {
@@ -80,14 +84,29 @@ impl Metadata {
         Metadata {
             properties,
             c_values,
+            source_fd: None,
         }
     }
 
-    /// Like `get`, as a C string that lives as long as the metadata.
+    /// The same, for a connection over descriptor `fd`.
+    pub fn with_source_fd(self, fd: i32) -> Metadata {
+        Metadata {
+            source_fd: Some(fd),
+            ..self
+        }
+    }
+
+    /// The descriptor of the connection the message came in on (tcp, ipc), if any.
+    pub fn source_fd(&self) -> Option<i32> {
+        self.source_fd
+    }
+
+    /// Like `get`, as a C string that lives as long as the metadata, but with the name
+    /// matched exactly, as libzmq's `zmq_msg_gets` does.
     pub fn get_cstr(&self, name: &str) -> Option<&std::ffi::CStr> {
         self.properties
             .iter()
-            .position(|(k, _)| k.eq_ignore_ascii_case(name))
+            .position(|(k, _)| k == name)
             .and_then(|i| self.c_values.get(i))
             .map(|c| c.as_c_str())
     }
@@ -396,6 +415,23 @@ impl Msg {
         if let Data::Owned(v) = &mut self.data {
             self.data = Data::Shared(Bytes::from(std::mem::take(v)));
         }
+    }
+
+    /// A copy that shares this frame's body (`zmq_msg_copy`). Unless the body is small
+    /// enough to be copied with the frame, both then say `shares_body`, for good: a
+    /// write through one's data pointer is seen through the other's.
+    pub fn share(&mut self) -> Msg {
+        self.make_shared();
+        if !matches!(self.data, Data::Inline { .. }) {
+            self.flags |= FLAG_SHARED;
+        }
+        self.clone()
+    }
+
+    /// True once `share` gave this frame's body to a copy, or this is that copy
+    /// (libzmq's ZMQ_SHARED, which also stays set after the other copy is gone).
+    pub fn shares_body(&self) -> bool {
+        self.flags & FLAG_SHARED != 0
     }
 
     /// Length in bytes.

@@ -301,12 +301,16 @@ impl Engine {
         }
     }
 
-    /// Our READY/INITIATE metadata: Socket-Type and Identity.
+    /// Our READY/INITIATE metadata: Socket-Type, and Identity from the socket types that
+    /// have routing ids to announce (REQ, DEALER, ROUTER: RFC 23, and what libzmq sends).
     fn our_metadata(&self) -> Vec<u8> {
-        command::encode_metadata(&[
-            ("Socket-Type", self.cfg.socket_type.name().as_bytes()),
-            ("Identity", &self.cfg.routing_id),
-        ])
+        let socket_type = ("Socket-Type", self.cfg.socket_type.name().as_bytes());
+        match self.cfg.socket_type {
+            SocketType::Req | SocketType::Dealer | SocketType::Router => {
+                command::encode_metadata(&[socket_type, ("Identity", &self.cfg.routing_id)])
+            }
+            _ => command::encode_metadata(&[socket_type]),
+        }
     }
 
     /// Turns handshake progress into the event to report, if any.

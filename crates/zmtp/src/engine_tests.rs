@@ -70,6 +70,30 @@ fn ready_is_queued_only_after_a_valid_greeting() {
 }
 
 #[test]
+fn only_req_dealer_and_router_announce_an_identity() {
+    // RFC 23 and libzmq: the other socket types send Socket-Type alone.
+    for (kind, identity) in [
+        (SocketType::Req, true),
+        (SocketType::Dealer, true),
+        (SocketType::Router, true),
+        (SocketType::Pair, false),
+        (SocketType::Push, false),
+        (SocketType::Sub, false),
+        (SocketType::Rep, false),
+    ] {
+        let mut e = Engine::new(config(kind, b""));
+        e.feed(&peer_greeting(1));
+        assert_eq!(e.poll_event(), Ok(None));
+        let mut props: Vec<(&str, &[u8])> = vec![("Socket-Type", kind.name().as_bytes())];
+        if identity {
+            props.push(("Identity", b""));
+        }
+        let expected = command_frame(b"READY", &metadata(&props));
+        assert_eq!(&e.output()[GREETING_LEN..], &expected[..], "{kind:?}");
+    }
+}
+
+#[test]
 fn property_names_are_case_insensitive() {
     let mut e = Engine::new(config(SocketType::Router, b""));
     e.feed(&peer_greeting(1));

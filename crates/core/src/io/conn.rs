@@ -725,7 +725,8 @@ impl Conn {
         for (k, v) in peer.zap_properties.iter().chain(&peer.properties) {
             props.push((k.clone(), text(v)));
         }
-        self.meta = Some(Arc::new(Metadata::new(props)));
+        let meta = Metadata::new(props).with_source_fd(self.stream.as_raw_fd());
+        self.meta = Some(Arc::new(meta));
         let meta = PeerMeta {
             socket_type: peer.socket_type,
             routing_id: peer.routing_id.clone(),
