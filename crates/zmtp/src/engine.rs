@@ -516,8 +516,14 @@ impl Engine {
             let data = body.slice(command::LIBZMQ_PLAIN_ERROR.len()..);
             return self.peer_error(&data);
         }
-        let (name, data) = command::split(&body)?;
         let handshake = self.state == State::Handshake;
+        let (name, data) = match command::split(&body) {
+            Ok(split) => split,
+            // libzmq looks for the commands it expects by their first bytes: during the
+            // handshake anything else, even a name that overruns the body, is unexpected.
+            Err(_) if handshake => return Err(unexpected(b"")),
+            Err(e) => return Err(e),
+        };
         match name {
             command::ERROR => self.peer_error(&data),
             _ if handshake => {

@@ -166,6 +166,18 @@ fn commands_in_the_wrong_state_are_refused() {
         })
     );
 
+    // A name that overruns its body, in the greeting's wake: libzmq's handshake looks
+    // for the commands it expects by their first bytes, so this is unexpected too (after
+    // the handshake it is malformed: `malformed_commands_are_refused`).
+    let mut e = Engine::new(config(SocketType::Sub, b""));
+    let mut input = peer_greeting(1);
+    input.extend_from_slice(&[0x04, 5, 9, b'J', b'U', b'N', b'K']);
+    e.feed(&input);
+    assert_eq!(
+        e.poll_event().unwrap_err().protocol_error_code(),
+        crate::codes::ZMTP_UNEXPECTED_COMMAND
+    );
+
     let mut e = ready_sub(None);
     e.feed(&command_frame(
         b"READY",

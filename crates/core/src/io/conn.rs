@@ -1300,9 +1300,12 @@ impl Conn {
     pub(super) fn closed(&mut self, why: Close) {
         self.dead = true;
         let fd = self.stream.as_raw_fd() as u32;
-        if matches!(why, Close::Auth(_)) || (matches!(why, Close::Protocol(_)) && !self.handshaked)
+        if matches!(why, Close::Auth(_))
+            || (matches!(why, Close::Protocol(_) | Close::Refused) && !self.handshaked)
         {
-            // Let the peer see our greeting (so it can name the failure too) or our ERROR.
+            // Let the peer see our greeting and READY (so it can name the failure too, or
+            // find the socket types incompatible itself and report no handshake failure,
+            // as libzmq's peers do) or our ERROR.
             self.flush_handshake_output();
         }
         // The peer sees the end before our monitor reports it (the descriptor itself is
