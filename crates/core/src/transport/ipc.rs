@@ -30,16 +30,10 @@ pub(crate) fn bind_abstract(name: &str) -> std::io::Result<mio::net::UnixListene
 /// descriptor it had (closed by then), which libzmq reports in a CLOSED event before the
 /// retry.
 pub(crate) fn connect(path: &str) -> Result<mio::net::UnixStream, (std::io::Error, Option<i32>)> {
-    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::fd::AsRawFd;
     let (addr, len) = unix_address(path).map_err(|e| (e, None))?;
-    let flags = libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
-    // SAFETY: plain syscall; the descriptor it returns is owned below.
-    let raw = unsafe { libc::socket(libc::AF_UNIX, flags, 0) };
-    if raw < 0 {
-        return Err((std::io::Error::last_os_error(), None));
-    }
-    // SAFETY: `raw` was just created and nothing else owns it.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let fd = super::stream_socket(libc::AF_UNIX).map_err(|e| (e, None))?;
+    let raw = fd.as_raw_fd();
     // SAFETY: `raw` is an open socket; `addr` is a valid `sockaddr_un` of `len` bytes.
     let rc = unsafe {
         libc::connect(

@@ -6,7 +6,34 @@ pub(crate) mod socks;
 pub(crate) mod tcp;
 
 use crate::error::{Error, Result};
-use std::os::fd::RawFd;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+
+/// A C call's return value as an `io::Result` (errno on a negative value).
+pub(crate) fn cvt(rc: i32) -> std::io::Result<()> {
+    if rc < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// A new non-blocking, close-on-exec stream socket of `family` (AF_INET, AF_INET6,
+/// AF_UNIX), for the transports that set it up by hand before connecting or binding.
+pub(crate) fn stream_socket(family: i32) -> std::io::Result<OwnedFd> {
+    let flags = libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
+    // SAFETY: plain syscall; the descriptor it returns is owned below.
+    let raw = unsafe { libc::socket(family, flags, 0) };
+    cvt(raw)?;
+    // SAFETY: `raw` was just created and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+/// Splits `host:port` at the last colon, without the brackets of an IPv6 host
+/// (`[::1]:5555`); None without a colon.
+pub(crate) fn split_host_port(addr: &str) -> Option<(&str, &str)> {
+    let (host, port) = addr.rsplit_once(':')?;
+    Some((host.trim_start_matches('[').trim_end_matches(']'), port))
+}
 
 /// Sets an int-valued socket option on `fd` (a valid socket); failures are ignored, as
 /// libzmq ignores them for its tuning options.
@@ -104,6 +131,14 @@ pub fn fuzz_parse_endpoint(s: &str) -> Result<(&'static str, String, Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_and_port_split_at_the_last_colon() {
+        assert_eq!(split_host_port("proxy:1080"), Some(("proxy", "1080")));
+        assert_eq!(split_host_port("[::1]:1080"), Some(("::1", "1080")));
+        assert_eq!(split_host_port("10.0.0.1:*"), Some(("10.0.0.1", "*")));
+        assert_eq!(split_host_port("nocolon"), None);
+    }
 
     #[test]
     fn parses_the_three_transports() {

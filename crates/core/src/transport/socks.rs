@@ -16,8 +16,7 @@ use zeroize::Zeroizing;
 /// brackets), resolved as a tcp connect address.
 pub(crate) fn proxy_addr(proxy: &[u8], opts: &Options) -> Result<std::net::SocketAddr> {
     let proxy = std::str::from_utf8(proxy).map_err(|_| Error::InvalidArgument)?;
-    let (host, port) = proxy.rsplit_once(':').ok_or(Error::InvalidArgument)?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let (host, port) = super::split_host_port(proxy).ok_or(Error::InvalidArgument)?;
     super::tcp::connect_addr(host, port, opts)
 }
 

@@ -1,5 +1,6 @@
 //! tcp: address resolution for bind and connect, and socket tuning options.
 
+use super::cvt;
 use crate::error::{Error, Result};
 use crate::options::{Options, TcpAcceptMask};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
@@ -188,12 +189,8 @@ pub(crate) fn listen(addr: SocketAddr, opts: &Options) -> std::io::Result<std::n
 /// The local address of a connect's `source;` part (`host:port`, port `*` or 0 for any;
 /// host an address, `*` or an interface name, as for a bind).
 pub(crate) fn source_addr(source: &str, opts: &Options) -> Result<SocketAddr> {
-    let (host, port) = source.rsplit_once(':').ok_or(Error::InvalidArgument)?;
-    bind_addr(
-        host.trim_start_matches('[').trim_end_matches(']'),
-        port,
-        opts,
-    )
+    let (host, port) = super::split_host_port(source).ok_or(Error::InvalidArgument)?;
+    bind_addr(host, port, opts)
 }
 
 /// Starts a non-blocking connect to `addr` (it completes when the socket turns
@@ -231,18 +228,11 @@ pub(crate) fn connect(
 /// A non-blocking tcp socket of `addr`'s family, bound to the network device `device`
 /// unless that is empty.
 fn device_socket(addr: &SocketAddr, device: &[u8]) -> std::io::Result<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    let family = if addr.is_ipv4() {
+    let fd = super::stream_socket(if addr.is_ipv4() {
         libc::AF_INET
     } else {
         libc::AF_INET6
-    };
-    let flags = libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
-    // SAFETY: plain syscall; the descriptor it returns is owned below.
-    let raw = unsafe { libc::socket(family, flags, 0) };
-    cvt(raw)?;
-    // SAFETY: `raw` is a descriptor just created and owned by nothing else.
-    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+    })?;
     if device.is_empty() {
         return Ok(fd);
     }
@@ -301,14 +291,6 @@ fn with_sockaddr<R>(
 }
 
 /// A syscall's -1 as the errno it left.
-fn cvt(rc: i32) -> std::io::Result<()> {
-    if rc < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
-}
-
 /// The endpoint string libzmq reports for a bound or connected address.
 pub(crate) fn endpoint_string(addr: &SocketAddr) -> String {
     match addr {
