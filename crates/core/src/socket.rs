@@ -205,6 +205,14 @@ impl SocketShared {
         self.signal.notify();
     }
 
+    /// Forgets the connect whose I/O-thread connector is `token` (it ended for good, and
+    /// libzmq then answers zmq_disconnect with ENOENT).
+    pub(crate) fn forget_connect(&self, token: usize) {
+        self.lock()
+            .connects
+            .retain(|(_, att)| !matches!(att, Attachment::Io { token: t, .. } if *t == token));
+    }
+
     /// The peer behind a pipe is gone for good.
     pub(crate) fn detach_pipe(&self, pipe_id: u64) {
         let mut st = self.lock();

@@ -97,6 +97,9 @@ pub(super) enum Close {
     Disconnected,
     /// A non-blocking connect failed.
     ConnectFailed,
+    /// A non-blocking connect was refused (ECONNREFUSED: nobody listens there), which
+    /// ZMQ_RECONNECT_STOP can make the last attempt.
+    ConnectRefused,
     /// Handshake or heartbeat timed out.
     Timeout,
     /// The peer broke the protocol (libzmq's ZMQ_PROTOCOL_ERROR_* code).
@@ -393,8 +396,12 @@ impl Conn {
             if !writable && !readable {
                 return Ok(());
             }
-            if let Ok(Some(_)) | Err(_) = self.stream.take_error() {
-                return Err(Close::ConnectFailed);
+            match self.stream.take_error() {
+                Ok(Some(e)) if e.raw_os_error() == Some(libc::ECONNREFUSED) => {
+                    return Err(Close::ConnectRefused)
+                }
+                Ok(Some(_)) | Err(_) => return Err(Close::ConnectFailed),
+                Ok(None) => {}
             }
             if !self.stream.is_connected() || !self.socks_step()? {
                 return Ok(());
@@ -1313,7 +1320,9 @@ impl Conn {
         self.stream.shutdown();
         match why {
             // libzmq reports a failed attempt as the socket being closed.
-            Close::ConnectFailed => self.socket.emit(event::CLOSED, fd, &self.endpoint),
+            Close::ConnectFailed | Close::ConnectRefused => {
+                self.socket.emit(event::CLOSED, fd, &self.endpoint)
+            }
             // Our own unbind/disconnect/close: libzmq reports CLOSED for the endpoint only.
             Close::Shutdown => {}
             Close::Protocol(code) => {

@@ -683,7 +683,27 @@ impl Reactor {
                 self.conns
                     .insert(token, ConnHandle::new(token, self.shared.clone(), conn));
             }
+            // (A Unix socket without a listener refuses at once: libzmq 4.3.4 retries
+            // that whatever ZMQ_RECONNECT_STOP says.)
             Err(_) => self.schedule_reconnect(ctoken),
+        }
+    }
+
+    /// Ends a connect for good, as libzmq 4.3.4 does when the peer broke the protocol or
+    /// turned us down (mechanism or socket type mismatch, authentication refused) and,
+    /// with ZMQ_RECONNECT_STOP_CONN_REFUSED, when nobody listened: no reconnect, and its
+    /// queue goes with it. The connector stays (zmq_disconnect knows the endpoint).
+    fn end_connect(&mut self, ctoken: usize) {
+        let Some(c) = self.connectors.get_mut(&ctoken) else {
+            return;
+        };
+        c.conn = None;
+        if let Some((_, sock_pipe)) = c.pipe.take() {
+            c.req.socket.detach_pipe(sock_pipe);
+        }
+        if c.lingering.is_some() {
+            // Its socket is closed: nothing is left to deliver.
+            self.drop_connector(ctoken, false);
         }
     }
 
@@ -896,19 +916,16 @@ impl Reactor {
         if let Some(ct) = connector {
             if let Some(c) = self.connectors.get_mut(&ct) {
                 c.conn = None;
+                let stop_refused = c.stops_when_refused();
                 if c.lingering.is_some() && why == Close::Shutdown {
                     self.drop_connector(ct, false);
                 } else if matches!(why, Close::Protocol(_) | Close::Auth(_) | Close::Refused) {
-                    // libzmq 4.3.4 ends a connect whose peer broke the protocol or turned
-                    // us down (mechanism or socket type mismatch, authentication refused):
-                    // no reconnect, and its queue goes with it; the endpoint stays known
-                    // to zmq_disconnect.
-                    if let Some((_, sock_pipe)) = c.pipe.take() {
-                        c.req.socket.detach_pipe(sock_pipe);
-                    }
-                    if c.lingering.is_some() {
-                        // Its socket is closed: nothing is left to deliver.
-                        self.drop_connector(ct, false);
+                    self.end_connect(ct);
+                } else if why == Close::ConnectRefused && stop_refused {
+                    // libzmq forgets this one altogether: zmq_disconnect gives ENOENT.
+                    self.end_connect(ct);
+                    if let Some(c) = self.connectors.remove(&ct) {
+                        c.req.socket.forget_connect(ct);
                     }
                 } else if why != Close::Shutdown {
                     self.schedule_reconnect(ct);
@@ -924,6 +941,16 @@ impl Drop for Reactor {
         for t in ids {
             self.close_conn(t, Close::Shutdown);
         }
+    }
+}
+
+/// ZMQ_RECONNECT_STOP's bit for "no reconnect once a connect is refused".
+const RECONNECT_STOP_CONN_REFUSED: i32 = 1;
+
+impl Connector {
+    /// ZMQ_RECONNECT_STOP_CONN_REFUSED: a refused tcp connect is the last attempt.
+    fn stops_when_refused(&self) -> bool {
+        self.req.opts.reconnect_stop & RECONNECT_STOP_CONN_REFUSED != 0
     }
 }
 
