@@ -57,6 +57,9 @@ static int send_on_sub(void) { return zmq_send(sub, "x", 1, 0); }
 static int unbind_not_bound(void) { return zmq_unbind(pair, "tcp://127.0.0.1:1"); }
 static int disconnect_not_connected(void) { return zmq_disconnect(pair, "tcp://127.0.0.1:1"); }
 static int monitor_non_inproc(void) { return zmq_socket_monitor(pair, "tcp://127.0.0.1:1", ZMQ_EVENT_ALL); }
+/* Version-1 events are 16 bits; libzmq refuses more, also when stopping. */
+static int monitor_wide_events(void) { return zmq_socket_monitor(pair, "inproc://wide", 0x10000); }
+static int monitor_stop_wide_events(void) { return zmq_socket_monitor(pair, NULL, 0x1FFFF); }
 static int msg_init_huge(void) {
     zmq_msg_t m;
     return zmq_msg_init_size(&m, SIZE_MAX);
@@ -110,6 +113,8 @@ static const bad_case cases[] = {
     {"zmq_unbind(endpoint never bound)", ENOENT, unbind_not_bound},
     {"zmq_disconnect(endpoint never connected)", ENOENT, disconnect_not_connected},
     {"zmq_socket_monitor(\"tcp://...\")", EPROTONOSUPPORT, monitor_non_inproc},
+    {"zmq_socket_monitor(events 0x10000)", EINVAL, monitor_wide_events},
+    {"zmq_socket_monitor(NULL, events 0x1FFFF)", EINVAL, monitor_stop_wide_events},
     {"zmq_msg_init_size(SIZE_MAX)", ENOMEM, msg_init_huge},
     {"zmq_z85_decode(\"abc\")", EINVAL, z85_decode_bad_length},
     {"zmq_z85_encode(3 bytes)", EINVAL, z85_encode_bad_length},

@@ -85,17 +85,18 @@ impl Pattern for Stream {
 
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
         if !self.more_out {
-            if !msg.more() {
-                return Err((Error::InvalidArgument, msg));
-            }
-            match self.by_id.get(msg.data()) {
-                Some(&pid) => {
-                    if !self.pipes[&pid].0.out.can_write() {
-                        return Err((Error::Again, msg));
+            // A routing id without MORE is taken and ignored, as libzmq does; the frame
+            // after it is still taken as a body, and goes nowhere.
+            if msg.more() {
+                match self.by_id.get(msg.data()) {
+                    Some(&pid) => {
+                        if !self.pipes[&pid].0.out.can_write() {
+                            return Err((Error::Again, msg));
+                        }
+                        self.out = Some(pid);
                     }
-                    self.out = Some(pid);
+                    None => return Err((Error::HostUnreachable, msg)),
                 }
-                None => return Err((Error::HostUnreachable, msg)),
             }
             self.more_out = true;
             return Ok(());
