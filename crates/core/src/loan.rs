@@ -340,6 +340,21 @@ mod tests {
     }
 
     #[test]
+    fn a_peek_during_the_loan_reads_the_callers_bytes_without_a_copy() {
+        let data = vec![4u8; 300];
+        let copied = with_lent(&data, |m| {
+            let (ptr, sum) = m.peek(|b| (b.as_ptr(), b.iter().map(|&x| x as usize).sum::<usize>()));
+            assert_eq!(ptr, data.as_ptr(), "read where the caller keeps them");
+            assert_eq!(sum, 4 * 300);
+            m.loan().is_some_and(|l| l.copy.get().is_some())
+        });
+        assert!(!copied, "a peek made a copy");
+        // Not lent: the same bytes as data().
+        let m = Msg::copy_from(b"topic body");
+        assert_eq!(m.peek(|b| b.to_vec()), m.data());
+    }
+
+    #[test]
     fn a_stable_read_during_the_loan_copies_once() {
         let data = vec![3u8; 64];
         let kept = with_lent(&data, |m| {

@@ -362,6 +362,18 @@ impl Msg {
         }
     }
 
+    /// Calls `f` with the frame's bytes. Unlike [`data`](Self::data), a lent body is read
+    /// where the caller of the send keeps it, not copied: for a look that ends before the
+    /// send returns (a publisher matching a 256 KiB message against its subscriptions
+    /// copied the whole body first, then wrote it out from the copy).
+    #[inline]
+    pub(crate) fn peek<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        match &self.data {
+            Data::Lent(l) => f(l.read().bytes()),
+            _ => f(self.data()),
+        }
+    }
+
     /// The frame's bytes.
     #[inline]
     pub fn data(&self) -> &[u8] {

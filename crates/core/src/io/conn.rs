@@ -841,10 +841,15 @@ impl Conn {
             let first = if probe { ROOM_PROBE_BATCH } else { batch };
             let mut taken = p.inq.pop_batch(&mut self.out_batch, first);
             if probe && taken >= ROOM_PROBE_BATCH {
-                let limit = self
-                    .stream
-                    .send_room()
-                    .map_or(batch, |room| room.clamp(ROOM_PROBE_BATCH, batch));
+                // Large bodies written in place leave no encoded copy behind: no need to
+                // ask (a syscall per 64 KiB message of a sender writing each inline).
+                let limit = if self.batch_returnable() {
+                    batch
+                } else {
+                    self.stream
+                        .send_room()
+                        .map_or(batch, |room| room.clamp(ROOM_PROBE_BATCH, batch))
+                };
                 if limit > taken {
                     taken += p.inq.pop_batch(&mut self.out_batch, limit - taken);
                 }

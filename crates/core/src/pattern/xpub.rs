@@ -263,7 +263,7 @@ impl Pattern for XPub {
         self.process_upstream_if_news();
         let more = msg.more();
         if !self.more_out {
-            self.find_targets(msg.data());
+            msg.peek(|body| self.find_targets(body));
             // One target: its push below refuses the message instead (no second look at
             // the pipe's writer side per message).
             if self.nodrop && self.targets.len() > 1 {
