@@ -24,6 +24,9 @@ struct Peer {
     requested: HashSet<Bytes>,
     /// Inside a multipart message read from this peer (not a subscription).
     reading_more: bool,
+    /// The next frame of the message being read is looked at as a possible
+    /// (un)subscription (see `XPub::only_first`).
+    process_subscribe: bool,
 }
 
 impl Peer {
@@ -53,8 +56,20 @@ pub(crate) struct XPub {
     manual: bool,
     nodrop: bool,
     welcome: Option<Bytes>,
-    /// Peer whose subscription was last handed to the application (XPUB_MANUAL).
+    /// ZMQ_ONLY_FIRST_SUBSCRIBE: in a multipart message from a peer only the first frame
+    /// (or a frame after an (un)subscription) is an (un)subscription; without it every
+    /// frame that looks like one is, as libzmq.
+    only_first: bool,
+    /// XPUB_MANUAL_LAST_VALUE: the first message after a subscription was read goes to
+    /// the peer that sent it only (a last-value cache's reply to a new subscriber).
+    send_last_pipe: bool,
+    /// XPUB_MANUAL: the peer (pipe id) whose subscription the application read last, which
+    /// ZMQ_SUBSCRIBE/UNSUBSCRIBE then apply to.
     last_pipe: Option<u64>,
+    /// XPUB_MANUAL: the peers of the subscriptions in `pending`, in order. As libzmq's,
+    /// each receive takes the next one while any are left, whatever the message it
+    /// returns (a peer's own message between two subscriptions included).
+    pending_pipes: VecDeque<u64>,
     /// The socket's signal, which every peer's upstream queue wakes when it publishes to
     /// a reader that found it empty, and when its writer closes.
     signal: Arc<Signal>,
@@ -81,7 +96,10 @@ impl XPub {
             manual: false,
             nodrop: false,
             welcome: None,
+            only_first: false,
+            send_last_pipe: false,
             last_pipe: None,
+            pending_pipes: VecDeque::new(),
             signal,
             upstream_seen: None,
         }
@@ -105,19 +123,22 @@ impl XPub {
     fn process_upstream(&mut self) {
         for i in 0..self.peers.len() {
             while let Some(m) = self.peers[i].pipe.inq.pop() {
-                let first = !self.peers[i].reading_more;
-                self.peers[i].reading_more = m.more();
-                let sub = if first {
+                let peer = &mut self.peers[i];
+                let first = !peer.reading_more;
+                peer.reading_more = m.more();
+                let sub = if first || peer.process_subscribe {
                     parse_subscription(&m).map(|(s, t)| (s, Bytes::copy_from_slice(t)))
                 } else {
                     None
                 };
+                if first {
+                    peer.process_subscribe = !self.only_first || sub.is_some();
+                }
                 match sub {
                     Some((subscribe, topic)) => {
                         let pid = self.peers[i].pipe.id;
                         let seq = self.peers[i].seq;
                         if self.manual {
-                            self.last_pipe = Some(pid);
                             if subscribe {
                                 self.peers[i].requested.insert(topic);
                             } else {
@@ -125,6 +146,7 @@ impl XPub {
                             }
                             if self.extended {
                                 self.pending.push_back(m);
+                                self.pending_pipes.push_back(pid);
                             }
                             continue;
                         }
@@ -140,7 +162,6 @@ impl XPub {
                             !values_remain || self.verboser
                         };
                         if self.extended && notify {
-                            self.last_pipe = Some(pid);
                             self.pending.push_back(Msg::copy_from(m.data()));
                         }
                     }
@@ -168,6 +189,9 @@ impl XPub {
         if let Some(i) = self.peers.iter().position(|p| p.pipe.id == pipe_id) {
             let peer = self.peers.remove(i);
             self.targets.retain(|&t| t != peer.seq);
+            if self.last_pipe == Some(pipe_id) {
+                self.last_pipe = None;
+            }
             let mut gone = Vec::new();
             for t in peer.topics.topics() {
                 if self.subscribers.remove(t, peer.seq) || self.verboser {
@@ -248,6 +272,7 @@ impl Pattern for XPub {
             topics: PrefixSet::default(),
             requested: HashSet::new(),
             reading_more: false,
+            process_subscribe: false,
         });
         // It may have sent before its queue named this socket's signal.
         self.upstream_seen = None;
@@ -264,6 +289,14 @@ impl Pattern for XPub {
         let more = msg.more();
         if !self.more_out {
             msg.peek(|body| self.find_targets(body));
+            if self.send_last_pipe && self.manual {
+                // XPUB_MANUAL_LAST_VALUE: only to the peer whose subscription was read
+                // last (if it matches), once; then to every match again.
+                if let Some(pid) = self.last_pipe.take() {
+                    let last = self.peers.iter().find(|p| p.pipe.id == pid).map(|p| p.seq);
+                    self.targets.retain(|&t| Some(t) == last);
+                }
+            }
             // One target: its push below refuses the message instead (no second look at
             // the pipe's writer side per message).
             if self.nodrop && self.targets.len() > 1 {
@@ -330,7 +363,8 @@ impl Pattern for XPub {
     fn send_slice(&mut self, data: &[u8], more: bool) -> Option<Result<()>> {
         // First: reading upstream may remove a peer that left (the only one too).
         self.process_upstream_if_news();
-        if more || self.more_out || self.peers.len() != 1 {
+        let last_value = self.send_last_pipe && self.manual && self.last_pipe.is_some();
+        if more || self.more_out || self.peers.len() != 1 || last_value {
             // Inside a message, or not one peer to match: built, as `send` takes it.
             let mut msg = Msg::copy_from(data);
             msg.set_more(more);
@@ -351,7 +385,14 @@ impl Pattern for XPub {
             return Err(Error::NotSupported);
         }
         self.process_upstream();
-        self.pending.pop_front().ok_or(Error::Again)
+        let m = self.pending.pop_front().ok_or(Error::Again)?;
+        if self.manual {
+            if let Some(pid) = self.pending_pipes.pop_front() {
+                // A peer gone meanwhile takes no subscriptions.
+                self.last_pipe = self.peers.iter().any(|p| p.pipe.id == pid).then_some(pid);
+            }
+        }
+        Ok(m)
     }
 
     fn can_send(&mut self) -> bool {
@@ -382,6 +423,10 @@ impl Pattern for XPub {
                 self.verboser = v
             })),
             id::XPUB_MANUAL => Some(pattern_bool_value(val).map(|v| self.manual = v)),
+            id::XPUB_MANUAL_LAST_VALUE => Some(pattern_bool_value(val).map(|v| {
+                self.manual = v;
+                self.send_last_pipe = v;
+            })),
             id::XPUB_NODROP => Some(pattern_bool_value(val).map(|v| self.nodrop = v)),
             id::XPUB_WELCOME_MSG => {
                 self.welcome = if val.is_empty() {
@@ -391,9 +436,7 @@ impl Pattern for XPub {
                 };
                 Some(Ok(()))
             }
-            id::XPUB_MANUAL_LAST_VALUE | id::ONLY_FIRST_SUBSCRIBE => {
-                Some(pattern_bool_value(val).map(|_| ()))
-            }
+            id::ONLY_FIRST_SUBSCRIBE => Some(pattern_bool_value(val).map(|v| self.only_first = v)),
             id::SUBSCRIBE | id::UNSUBSCRIBE if self.manual && self.extended => {
                 let Some(pid) = self.last_pipe else {
                     return Some(Ok(()));

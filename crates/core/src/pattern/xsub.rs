@@ -20,6 +20,13 @@ pub(crate) struct XSub {
     more_out: bool,
     /// Inside an outgoing user message (XSUB): its frames go to all peers.
     forwarding: bool,
+    /// ZMQ_ONLY_FIRST_SUBSCRIBE: of an outgoing multipart message, only the first frame
+    /// (and frames after (un)subscriptions) may be an (un)subscription.
+    only_first: bool,
+    /// The next frame of the outgoing message is looked at as a possible (un)subscription
+    /// (libzmq: every frame after an (un)subscription, and every frame unless
+    /// ONLY_FIRST_SUBSCRIBE).
+    process_subscribe: bool,
     /// First frame of the next message, already matched.
     pending: Option<Msg>,
     invert: bool,
@@ -37,6 +44,8 @@ impl XSub {
             more_in: false,
             more_out: false,
             forwarding: false,
+            only_first: false,
+            process_subscribe: false,
             pending: None,
             activated: Default::default(),
             invert: false,
@@ -122,14 +131,37 @@ impl Pattern for XSub {
             return Err((Error::NotSupported, msg));
         }
         let more = msg.more();
-        if !self.more_out && !more {
-            if let Some((subscribe, topic)) = parse_subscription(&msg) {
-                let topic = topic.to_vec();
+        let first = !self.more_out;
+        if first {
+            self.process_subscribe = !self.only_first;
+        }
+        let sub = if first || self.process_subscribe {
+            parse_subscription(&msg).map(|(s, t)| (s, t.to_vec()))
+        } else {
+            None
+        };
+        if let Some((subscribe, topic)) = sub {
+            if first && !more {
+                // A message of its own: sent as the protocol's (un)subscription.
                 if subscribe {
                     self.subscribe(&topic);
                 } else {
                     self.unsubscribe(&topic);
                 }
+                return Ok(());
+            }
+            // A frame of a multipart message (libzmq takes those too): applied here, and
+            // the frame goes up as it is, so the message keeps its frames for the peer
+            // (an XPUB applies them the same way).
+            self.process_subscribe = true;
+            if subscribe {
+                self.topics.add(&topic);
+            } else if !self.topics.remove(&topic) && more {
+                // As libzmq, a cancel of a topic this socket does not hold is dropped,
+                // and the message goes on without it. (libzmq drops a last frame too,
+                // leaving the message unterminated; that one goes up here.)
+                self.more_out = true;
+                self.forwarding = true;
                 return Ok(());
             }
         }
@@ -203,6 +235,9 @@ impl Pattern for XSub {
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
         if opt == id::INVERT_MATCHING {
             return Some(crate::options::bool_value(val).map(|v| self.invert = v));
+        }
+        if opt == id::ONLY_FIRST_SUBSCRIBE && self.extended {
+            return Some(crate::options::pattern_bool_value(val).map(|v| self.only_first = v));
         }
         if self.extended {
             return None;
