@@ -14,6 +14,8 @@
  *   message: one sendmsg per message, header and body as two iovecs (no copy)
  *   vector4: one sendmsg per four messages, eight iovecs (no copy; what a
  *            library could do only if sends did not have to finish in turn)
+ *   copy:    each message copied into a 256 KiB buffer, written when full (what a
+ *            library batching across sends would have to do)
  *
  *   gcc -O2 -o raw_per_message raw_per_message.c -lpthread
  *   ./raw_per_message MODE SIZE COUNT     (prints msg/s and syscalls made)
@@ -94,7 +96,7 @@ static long send_all(int fd, struct iovec *iov, int n)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: %s stream|message|vector4 SIZE COUNT\n", argv[0]);
+        fprintf(stderr, "usage: %s stream|message|vector4|copy SIZE COUNT\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1];
@@ -132,6 +134,20 @@ int main(int argc, char **argv)
             left -= v.iov_len;
             calls += send_all(tx, &v, 1);
         }
+    } else if (strcmp(mode, "copy") == 0) {
+        char *batch = malloc(CHUNK + size + HDR);
+        size_t fill = 0;
+        for (long i = 0; i < count; i++) {
+            memcpy(batch + fill, hdr, HDR);
+            memcpy(batch + fill + HDR, body, size);
+            fill += size + HDR;
+            if (fill >= CHUNK || i + 1 == count) {
+                struct iovec v = {batch, fill};
+                calls += send_all(tx, &v, 1);
+                fill = 0;
+            }
+        }
+        free(batch);
     } else if (strcmp(mode, "message") == 0) {
         for (long i = 0; i < count; i++) {
             struct iovec v[2] = {{hdr, HDR}, {body, size}};
