@@ -159,7 +159,7 @@ fn every_subscriber_gets_the_bytes_of_the_call() {
 /// Message `i` of `size` bytes for the topic test: `body` with topic A (even `i`) or B.
 fn with_topic(i: usize, size: usize) -> Vec<u8> {
     let mut b = body(i, size);
-    b[0] = if i % 2 == 0 { b'A' } else { b'B' };
+    b[0] = if i.is_multiple_of(2) { b'A' } else { b'B' };
     b
 }
 
@@ -188,7 +188,7 @@ fn one_subscriber_gets_the_lent_bodies_its_topic_matches() {
     let reader = thread::spawn(move || {
         thread::sleep(Duration::from_millis(200));
         for &size in &SIZES {
-            for i in (0..count).filter(|i| i % 2 == 0) {
+            for i in (0..count).step_by(2) {
                 let m = sub.recv(0).unwrap();
                 assert!(
                     m.data() == with_topic(i, size).as_slice(),
