@@ -42,6 +42,21 @@ pub(crate) unsafe fn msg_mut<'a>(p: *mut zmq_msg_t) -> CResult<&'a mut Msg> {
     Ok(unsafe { &mut *(p as *mut Msg) })
 }
 
+/// `msg_mut` for the calls libzmq refuses on a closed message with EFAULT (close, send,
+/// receive, copy, move); the others treat a closed message as an empty one (where
+/// libzmq asserts, as in `zmq_msg_size` and `zmq_msg_data`).
+///
+/// # Safety
+/// As `msg_mut`.
+pub(crate) unsafe fn open_msg_mut<'a>(p: *mut zmq_msg_t) -> CResult<&'a mut Msg> {
+    // SAFETY: forwarded caller contract.
+    let m = unsafe { msg_mut(p)? };
+    if m.is_closed() {
+        return fail(libc::EFAULT);
+    }
+    Ok(m)
+}
+
 /// Shared-reference form of `msg_mut`.
 ///
 /// # Safety
@@ -200,7 +215,7 @@ pub(crate) unsafe fn msg_send(msg: *mut zmq_msg_t, socket: *mut c_void, flags: c
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
         // SAFETY: forwarded caller contract.
-        let slot = unsafe { msg_mut(msg)? };
+        let slot = unsafe { open_msg_mut(msg)? };
         let m = std::mem::take(slot);
         let size = m.len();
         match sock.send_msg(m, flags) {
@@ -236,7 +251,7 @@ unsafe fn recv_into(
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
         // SAFETY: forwarded caller contract.
-        let slot = unsafe { msg_mut(msg)? };
+        let slot = unsafe { open_msg_mut(msg)? };
         // Received in place: returning the frame cost a store-forwarding stall at the
         // copy into `slot` (see `Queue::pop_into`).
         recv(sock, slot)?;
@@ -327,21 +342,20 @@ pub unsafe extern "C" fn zmq_recvmsg(
     unsafe { msg_recv(msg, socket, flags) }
 }
 
-/// Releases a message's content. The message is left empty, so closing it again is
-/// harmless.
+/// Releases a message's content. The message is left empty and marked closed: closing it
+/// again, sending it, receiving into it, copying or moving it fail with EFAULT (as in
+/// libzmq) until an `init` call.
 ///
 /// # Safety
 /// `msg` must be NULL or an initialised message.
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_close(msg: *mut zmq_msg_t) -> c_int {
     ffi(-1, || {
-        if msg.is_null() {
-            return fail(libc::EFAULT);
-        }
-        let p = msg as *mut Msg;
-        // SAFETY: p holds a live Msg (contract). Take it out, put an empty one back before
-        // dropping, so that a panic in a free function still leaves a valid message.
-        let old = unsafe { ptr::replace(p, Msg::new()) };
+        // SAFETY: forwarded caller contract.
+        let slot = unsafe { open_msg_mut(msg)? };
+        // Take it out, put the closed mark back before dropping, so that a panic in a free
+        // function still leaves a valid message.
+        let old = std::mem::replace(slot, Msg::closed());
         drop(old);
         Ok(0)
     })
@@ -357,11 +371,13 @@ pub unsafe extern "C" fn zmq_msg_move(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
         if dest.is_null() || src.is_null() {
             return fail(libc::EFAULT);
         }
+        // SAFETY: a live message per the contract; the borrow ends here.
+        unsafe { open_msg_mut(src)? };
         if dest == src {
             return Ok(0);
         }
         // SAFETY: distinct live messages per the contract, so the two borrows don't alias.
-        let (d, s) = unsafe { (msg_mut(dest)?, msg_mut(src)?) };
+        let (d, s) = unsafe { (open_msg_mut(dest)?, open_msg_mut(src)?) };
         *d = std::mem::take(s);
         Ok(0)
     })
@@ -378,11 +394,13 @@ pub unsafe extern "C" fn zmq_msg_copy(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
         if dest.is_null() || src.is_null() {
             return fail(libc::EFAULT);
         }
+        // SAFETY: a live message per the contract; the borrow ends here.
+        unsafe { open_msg_mut(src)? };
         if dest == src {
             return Ok(0);
         }
         // SAFETY: distinct live messages per the contract, so the two borrows don't alias.
-        let (d, s) = unsafe { (msg_mut(dest)?, msg_mut(src)?) };
+        let (d, s) = unsafe { (open_msg_mut(dest)?, open_msg_mut(src)?) };
         *d = s.share();
         Ok(0)
     })

@@ -19,6 +19,8 @@ pub(crate) const FLAG_MORE: u8 = 1;
 pub(crate) const FLAG_COMMAND: u8 = 2;
 /// Flag: the body was handed to a copy made by `share` (ZMQ_SHARED).
 const FLAG_SHARED: u8 = 4;
+/// Flag: an empty frame left by the C API's `zmq_msg_close` (see `Msg::closed`).
+const FLAG_CLOSED: u8 = 8;
 
 #[derive(Clone)]
 enum Data {
@@ -210,6 +212,23 @@ impl std::fmt::Debug for Msg {
 }
 
 impl Msg {
+    /// An empty frame that says it was closed: what `zmq_msg_close` leaves, so that the
+    /// calls libzmq refuses on a closed message (closing it again, sending, receiving into
+    /// it, copying or moving it) can fail with EFAULT as libzmq's do, instead of acting on
+    /// it as on an empty one. Otherwise an empty frame; never handed to a socket.
+    pub const fn closed() -> Msg {
+        let mut m = Msg::new();
+        m.flags = FLAG_CLOSED;
+        m
+    }
+
+    /// True for what [`closed`](Self::closed) made (and nothing else: a frame from a
+    /// socket or an `init` call never has the mark).
+    #[inline]
+    pub fn is_closed(&self) -> bool {
+        self.flags & FLAG_CLOSED != 0
+    }
+
     /// An empty frame.
     pub const fn new() -> Msg {
         Msg {
