@@ -68,6 +68,10 @@ static int z85_decode_bad_length(void) {
     uint8_t out[8];
     return zmq_z85_decode(out, "abc") ? 0 : -1;
 }
+static int z85_decode_empty(void) {
+    uint8_t out[8];
+    return zmq_z85_decode(out, "") ? 0 : -1;
+}
 static int z85_encode_bad_length(void) {
     char out[16];
     uint8_t in[3] = {1, 2, 3};
@@ -117,6 +121,7 @@ static const bad_case cases[] = {
     {"zmq_socket_monitor(NULL, events 0x1FFFF)", EINVAL, monitor_stop_wide_events},
     {"zmq_msg_init_size(SIZE_MAX)", ENOMEM, msg_init_huge},
     {"zmq_z85_decode(\"abc\")", EINVAL, z85_decode_bad_length},
+    {"zmq_z85_decode(\"\")", EINVAL, z85_decode_empty},
     {"zmq_z85_encode(3 bytes)", EINVAL, z85_encode_bad_length},
     {"zmq_curve_public(short secret)", EINVAL, curve_public_bad_secret},
     {"zmq_ctx_set(option 999)", EINVAL, ctx_set_unknown},

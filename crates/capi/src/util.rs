@@ -56,6 +56,11 @@ pub unsafe extern "C" fn zmq_z85_decode(dest: *mut u8, string: *const c_char) ->
         // SAFETY: non-NULL and NUL-terminated per the contract.
         let text = unsafe { CStr::from_ptr(string) };
         let text = text.to_str().map_err(|_| Errno(libc::EINVAL))?;
+        // libzmq refuses the empty string too (it wants at least one 5-character group),
+        // although it encodes 0 bytes as "".
+        if text.is_empty() {
+            return fail(libc::EINVAL);
+        }
         let bytes = z85::decode(text).ok_or(Errno(libc::EINVAL))?;
         // SAFETY: dest has room for the decoded size per the contract.
         unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), dest, bytes.len()) };

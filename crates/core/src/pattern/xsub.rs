@@ -135,7 +135,11 @@ impl Pattern for XSub {
         if first {
             self.process_subscribe = !self.only_first;
         }
-        let sub = if first || self.process_subscribe {
+        // The first byte says whether it can be one: a large user frame, lent by the caller,
+        // is looked at where it lies, not copied (`Msg::data` would copy it).
+        let candidate = (first || self.process_subscribe)
+            && msg.peek(|body| matches!(body.first(), Some(0 | 1)));
+        let sub = if candidate {
             parse_subscription(&msg).map(|(s, t)| (s, t.to_vec()))
         } else {
             None
