@@ -624,10 +624,7 @@ impl AnySocket for ferromq::Socket {
         Ok(ferromq::Socket::monitor(self, Some(ep), events as u32)?)
     }
     fn last_endpoint(&self) -> Result<String, Errno> {
-        match self.get_option(zmq::LAST_ENDPOINT)? {
-            ferromq::OptionValue::Str(s) => Ok(String::from_utf8_lossy(&s).into_owned()),
-            _ => panic!("ferromq: ZMQ_LAST_ENDPOINT is not a string option"),
-        }
+        Ok(ferromq::Socket::last_endpoint(self)?)
     }
     fn send(&self, data: &[u8], flags: i32) -> Result<(), Errno> {
         Ok(ferromq::Socket::send(self, data, flags)?)

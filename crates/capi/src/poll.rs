@@ -472,7 +472,7 @@ mod tests {
     #[test]
     fn several_sockets_are_served_by_the_waiting_thread_and_lose_nothing() {
         use ferromq::options::id as opt;
-        use ferromq::{Context, OptionValue, SocketType};
+        use ferromq::{Context, SocketType};
         // Two PULLs (tcp and ipc), each fed 1 MiB messages by its own PUSH thread, waited
         // on together: the waiting thread reads (and claims) both connections itself
         // between polls. Every message must arrive whole and in order on its socket, and a
@@ -487,10 +487,7 @@ mod tests {
             let pull = ctx.socket(SocketType::Pull).unwrap();
             pull.set_int(opt::LINGER, 0).unwrap();
             pull.bind(ep).unwrap();
-            let ep = match pull.get_option(opt::LAST_ENDPOINT).unwrap() {
-                OptionValue::Str(e) => String::from_utf8(e).unwrap(),
-                _ => unreachable!(),
-            };
+            let ep = pull.last_endpoint().unwrap();
             let push = ctx.socket(SocketType::Push).unwrap();
             push.connect(&ep).unwrap();
             senders.push(std::thread::spawn(move || {

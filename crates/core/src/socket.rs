@@ -1097,6 +1097,17 @@ impl Socket {
         Err(Error::InvalidArgument)
     }
 
+    /// ZMQ_LAST_ENDPOINT as a string: what the last `bind` resolved to (a wildcard port
+    /// replaced by the one the kernel chose, `ipc://*` by the path made) or the last
+    /// `connect`'s endpoint; "" before either. NotSocket once closed.
+    pub fn last_endpoint(&self) -> Result<String> {
+        let st = self.inner.lock();
+        if st.closed {
+            return Err(Error::NotSocket);
+        }
+        Ok(st.opts.last_endpoint.clone())
+    }
+
     /// Reads an option by libzmq number.
     pub fn get_option(&self, opt: i32) -> Result<OptionValue> {
         if opt == id::EVENTS {

@@ -140,10 +140,7 @@ fn pair(ctx: &Context, kind_tx: SocketType, kind_rx: SocketType, ep: &str) -> (S
     let tx = ctx.socket(kind_tx).unwrap();
     rx.set_int(ferromq::options::id::RCVTIMEO, 5000).unwrap();
     rx.bind(ep).unwrap();
-    let ep = match rx.get_option(ferromq::options::id::LAST_ENDPOINT).unwrap() {
-        ferromq::OptionValue::Str(e) => String::from_utf8(e).unwrap(),
-        _ => unreachable!(),
-    };
+    let ep = rx.last_endpoint().unwrap();
     tx.connect(&ep).unwrap();
     (tx, rx)
 }

@@ -10,7 +10,6 @@ const ROUTING_ID: i32 = 5;
 const ROUTER_MANDATORY: i32 = 33;
 const SNDHWM: i32 = 23;
 const RCVHWM: i32 = 24;
-const LAST_ENDPOINT: i32 = 32;
 
 fn endpoints(tag: &str) -> Vec<String> {
     vec![
@@ -21,10 +20,7 @@ fn endpoints(tag: &str) -> Vec<String> {
 }
 
 fn last_endpoint(s: &Socket) -> String {
-    match s.get_option(LAST_ENDPOINT).unwrap() {
-        ferromq::OptionValue::Str(e) => String::from_utf8(e).unwrap(),
-        _ => panic!("LAST_ENDPOINT is a string"),
-    }
+    s.last_endpoint().unwrap()
 }
 
 fn pair(ctx: &Context, a: SocketType, b: SocketType, ep: &str) -> (Socket, Socket) {

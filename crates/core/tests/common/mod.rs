@@ -15,10 +15,13 @@ pub fn sock(ctx: &Context, kind: SocketType) -> Socket {
 
 /// ZMQ_LAST_ENDPOINT without its NUL.
 pub fn last_endpoint(s: &Socket) -> String {
+    let ep = s.last_endpoint().unwrap();
+    // The option's bytes (what the C API returns) say the same.
     match s.get_option(opt::LAST_ENDPOINT).unwrap() {
-        OptionValue::Str(e) => String::from_utf8(e).unwrap(),
+        OptionValue::Str(e) => assert_eq!(e, ep.as_bytes()),
         _ => panic!("LAST_ENDPOINT is a string"),
     }
+    ep
 }
 
 /// Binds to an ephemeral tcp port on loopback and returns the endpoint.
