@@ -7,6 +7,7 @@ use crate::errno::{fail, ffi, CResult, Errno};
 use ferromq::{Msg, OptionValue, Socket, SocketType, DONTWAIT, SNDMORE};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
+use zeroize::Zeroizing;
 
 /// Marks a live socket handle.
 const SOCK_TAG: u32 = 0xcafe_f00d;
@@ -89,8 +90,13 @@ const AT_LEAST_INT: [c_int; 4] = [
 ];
 
 /// The bytes `zmq_getsockopt` writes for `value` into a buffer of `cap` bytes, or EINVAL
-/// if the buffer size is wrong for the option. Strings include their NUL terminator.
-pub(crate) fn encode_option(option: c_int, value: OptionValue, cap: usize) -> CResult<Vec<u8>> {
+/// if the buffer size is wrong for the option. Strings include their NUL terminator. The
+/// bytes are wiped when dropped, refused or not: the value may be a password or a key.
+pub(crate) fn encode_option(
+    option: c_int,
+    value: OptionValue,
+    cap: usize,
+) -> CResult<Zeroizing<Vec<u8>>> {
     let (bytes, fits) = match value {
         OptionValue::Int(v) => {
             let fits = if AT_LEAST_INT.contains(&option) {
@@ -118,6 +124,7 @@ pub(crate) fn encode_option(option: c_int, value: OptionValue, cap: usize) -> CR
             (v, fits)
         }
     };
+    let bytes = Zeroizing::new(bytes);
     if fits {
         Ok(bytes)
     } else {
@@ -580,7 +587,7 @@ mod tests {
     #[test]
     fn int_options_need_exact_size() {
         assert_eq!(
-            encode_option(23, OptionValue::Int(7), 4).unwrap(),
+            *encode_option(23, OptionValue::Int(7), 4).unwrap(),
             7i32.to_ne_bytes()
         );
         assert!(encode_option(23, OptionValue::Int(7), 8).is_err());
@@ -608,19 +615,30 @@ mod tests {
     #[test]
     fn strings_include_terminator() {
         let v = encode_option(32, OptionValue::Str(b"tcp://a:1".to_vec()), 64).unwrap();
-        assert_eq!(v, b"tcp://a:1\0");
+        assert_eq!(*v, b"tcp://a:1\0");
         assert_eq!(
-            encode_option(32, OptionValue::Str(Vec::new()), 1).unwrap(),
+            *encode_option(32, OptionValue::Str(Vec::new()), 1).unwrap(),
             b"\0"
         );
         assert!(encode_option(32, OptionValue::Str(b"abc".to_vec()), 3).is_err());
     }
 
     #[test]
+    fn a_string_with_a_spare_byte_is_terminated_in_place() {
+        let mut v = Vec::with_capacity(3);
+        v.extend_from_slice(b"pw");
+        let before = v.as_ptr();
+        let out = encode_option(27, OptionValue::Str(v), 64).unwrap();
+        // No copy of a password is left behind unwiped: the NUL went into the spare byte.
+        assert_eq!(out.as_ptr(), before);
+        assert_eq!(*out, b"pw\0");
+    }
+
+    #[test]
     fn binary_fits_or_fails() {
         let id = Bytes::from_static(b"peer");
         assert_eq!(
-            encode_option(5, OptionValue::Binary(id.clone()), 255).unwrap(),
+            *encode_option(5, OptionValue::Binary(id.clone()), 255).unwrap(),
             b"peer"
         );
         assert!(encode_option(5, OptionValue::Binary(id), 3).is_err());

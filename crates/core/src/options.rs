@@ -161,6 +161,17 @@ pub mod mechanism {
 #[derive(Clone, Default)]
 pub(crate) struct Secret(pub(crate) Zeroizing<Vec<u8>>);
 
+impl Secret {
+    /// A copy for `zmq_getsockopt`, with room for the NUL it appends, so that appending it
+    /// does not move the bytes and leave a copy behind unwiped (the C API wipes this one
+    /// once it has written it out).
+    fn readable(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.0.len() + 1);
+        v.extend_from_slice(&self.0);
+        v
+    }
+}
+
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("<redacted>")
@@ -535,9 +546,9 @@ impl Options {
             BINDTODEVICE => Str(self.bindtodevice.clone()),
             SOCKS_PROXY => Str(self.socks_proxy.clone()),
             SOCKS_USERNAME => Str(self.socks_username.clone()),
-            SOCKS_PASSWORD => Str(self.socks_password.0.to_vec()),
+            SOCKS_PASSWORD => Str(self.socks_password.readable()),
             PLAIN_USERNAME => Str(self.security.plain_username.clone()),
-            PLAIN_PASSWORD => Str(self.security.plain_password.0.to_vec()),
+            PLAIN_PASSWORD => Str(self.security.plain_password.readable()),
             MECHANISM => Int(self.security.mechanism),
             PLAIN_SERVER => {
                 Int((self.security.as_server && self.security.mechanism == mechanism::PLAIN) as i32)
@@ -564,6 +575,29 @@ impl Options {
             self.heartbeat_timeout
         } else {
             self.heartbeat_ivl
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_read_out_with_room_for_the_terminator() {
+        let mut o = Options::default();
+        o.set(id::PLAIN_PASSWORD, b"secret").unwrap();
+        o.set(id::SOCKS_PASSWORD, b"hunter2").unwrap();
+        for (opt, want) in [
+            (id::PLAIN_PASSWORD, &b"secret"[..]),
+            (id::SOCKS_PASSWORD, b"hunter2"),
+        ] {
+            let Some(OptionValue::Str(v)) = o.get(opt) else {
+                panic!("option {opt} is a string")
+            };
+            assert_eq!(v, want);
+            // The C API appends a NUL: it must not move the bytes (leaving a copy behind).
+            assert!(v.capacity() > v.len(), "option {opt}: no spare byte");
         }
     }
 }
