@@ -371,10 +371,9 @@ pub unsafe extern "C" fn zmq_msg_move(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
         if dest.is_null() || src.is_null() {
             return fail(libc::EFAULT);
         }
-        // SAFETY: a live message per the contract; the borrow ends here.
-        unsafe { open_msg_mut(src)? };
         if dest == src {
-            return Ok(0);
+            // SAFETY: a live message per the contract (EFAULT if closed).
+            return unsafe { open_msg_mut(src) }.map(|_| 0);
         }
         // SAFETY: distinct live messages per the contract, so the two borrows don't alias.
         let (d, s) = unsafe { (open_msg_mut(dest)?, open_msg_mut(src)?) };
@@ -394,10 +393,9 @@ pub unsafe extern "C" fn zmq_msg_copy(dest: *mut zmq_msg_t, src: *mut zmq_msg_t)
         if dest.is_null() || src.is_null() {
             return fail(libc::EFAULT);
         }
-        // SAFETY: a live message per the contract; the borrow ends here.
-        unsafe { open_msg_mut(src)? };
         if dest == src {
-            return Ok(0);
+            // SAFETY: a live message per the contract (EFAULT if closed).
+            return unsafe { open_msg_mut(src) }.map(|_| 0);
         }
         // SAFETY: distinct live messages per the contract, so the two borrows don't alias.
         let (d, s) = unsafe { (open_msg_mut(dest)?, open_msg_mut(src)?) };

@@ -692,7 +692,8 @@ impl Reactor {
     /// Ends a connect for good, as libzmq 4.3.4 does when the peer broke the protocol or
     /// turned us down (mechanism or socket type mismatch, authentication refused) and,
     /// with ZMQ_RECONNECT_STOP_CONN_REFUSED, when nobody listened: no reconnect, and its
-    /// queue goes with it. The connector stays (zmq_disconnect knows the endpoint).
+    /// queue goes with it. The connector itself stays, so that zmq_disconnect still knows
+    /// the endpoint; the caller removes it where libzmq forgets the endpoint too.
     fn end_connect(&mut self, ctoken: usize) {
         let Some(c) = self.connectors.get_mut(&ctoken) else {
             return;
@@ -916,12 +917,11 @@ impl Reactor {
         if let Some(ct) = connector {
             if let Some(c) = self.connectors.get_mut(&ct) {
                 c.conn = None;
-                let stop_refused = c.stops_when_refused();
                 if c.lingering.is_some() && why == Close::Shutdown {
                     self.drop_connector(ct, false);
                 } else if matches!(why, Close::Protocol(_) | Close::Auth(_) | Close::Refused) {
                     self.end_connect(ct);
-                } else if why == Close::ConnectRefused && stop_refused {
+                } else if why == Close::ConnectRefused && c.stops_when_refused() {
                     // libzmq forgets this one altogether: zmq_disconnect gives ENOENT.
                     self.end_connect(ct);
                     if let Some(c) = self.connectors.remove(&ct) {
