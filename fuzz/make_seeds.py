@@ -54,6 +54,8 @@ seeds = {
         "curve_server": b"\x03" + b"\x00" * 4 + greeting(b"CURVE", 0),
         "curve_client": b"\x04" + b"\x00" * 4 + greeting(b"CURVE", 1),
         "zmtp2": b"\x00" + b"\x00" * 4 + b"\xff" + b"\x00" * 8 + b"\x7f\x01\x01",
+        "zmtp2_router": b"\x00" + b"\x00" * 4 + b"\xff" + b"\x00" * 7 + b"\x02\x7f\x01\x06" + msg(b"r") + msg(b"hi"),
+        "zmtp2_split": b"\x00" + b"\x0b\x01\x0c\x00" + b"\xff" + b"\x00" * 8 + b"\x7f\x01\x05" + msg(b"") + msg(b"x"),
         "zmtp1": b"\x00" + b"\x00" * 4 + b"\x01\x00hello",
         "mismatch": b"\x00" + b"\x00" * 4 + greeting(b"PLAIN", 0),
     },

@@ -459,7 +459,12 @@ impl Checked {
     pub fn new(cfg: EngineConfig) -> Self {
         let max_msg_size = cfg.max_msg_size;
         let engine = Engine::new(cfg);
-        assert_eq!(engine.output().len(), 64, "greeting queued at creation");
+        // The greeting's signature and major version; the rest waits for the peer's.
+        assert_eq!(
+            engine.output().len(),
+            11,
+            "greeting start queued at creation"
+        );
         Checked {
             engine,
             max_msg_size,
@@ -818,6 +823,9 @@ struct Rewriter {
     next_frame: usize,
     /// Whether any mutation was applied.
     hit: bool,
+    /// The greeting so far: it goes out in two steps (signature and major version, the
+    /// rest once the peer's version is in), and is held back until whole.
+    greeting: Vec<u8>,
 }
 
 impl Rewriter {
@@ -825,8 +833,13 @@ impl Rewriter {
         let mut frames: Vec<(Vec<u8>, bool)> = Vec::new();
         let mut rest = &stream[..];
         if self.next_frame == 0 {
-            frames.push((rest[..64].to_vec(), true));
-            rest = &rest[64..];
+            let take = (64 - self.greeting.len()).min(rest.len());
+            self.greeting.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.greeting.len() < 64 {
+                return Vec::new();
+            }
+            frames.push((std::mem::take(&mut self.greeting), true));
         }
         for r in frame_ranges(rest) {
             frames.push((rest[r].to_vec(), false));
@@ -919,6 +932,7 @@ pub fn curve_target(data: &[u8], server_under_test: bool) {
         mutations,
         next_frame: 0,
         hit: false,
+        greeting: Vec::new(),
     };
     let mut a = Checked::new(config(compatible_peer(ours), theirs, None));
     {

@@ -214,9 +214,23 @@ fn zmtp_2_greeting_with_curve_is_refused() {
     let t = Target::new(true, |_| {});
     let mut s = t.raw();
     s.write_all(&zmtp_greeting_major(b"CURVE", 1)).unwrap();
-    let (ev, _) = t.expect_failure();
-    assert_eq!(ev, event::HANDSHAKE_FAILED_PROTOCOL);
-    assert!(eof_within(&mut s));
+    // ZMTP 2.0 has no security: as libzmq 4.3.4, the connection ends after our signature
+    // and major version (no socket type, nothing of 3.x), with a bare DISCONNECTED.
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    assert_eq!(got.len(), 11, "{got:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        assert!(Instant::now() < deadline, "no DISCONNECTED within 5 s");
+        match t.mon.next(200) {
+            Some((event::DISCONNECTED, _, _)) => break,
+            Some((ev, val, _)) => assert!(
+                ev != event::HANDSHAKE_FAILED_PROTOCOL && ev != event::HANDSHAKE_FAILED_NO_DETAIL,
+                "handshake failure event {ev:#x} {val:#x}"
+            ),
+            None => {}
+        }
+    }
     t.finish();
 }
 

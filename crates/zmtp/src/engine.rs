@@ -53,6 +53,10 @@ pub struct PeerInfo {
     pub minor_version: u8,
     /// The User-Id a ZAP handler assigned, if any and non-empty.
     pub user_id: Option<Bytes>,
+    /// 3 for a ZMTP 3.x peer; 2 for a ZMTP 2.0 peer (RFC 15: its socket type came in the
+    /// greeting, its routing id as the first frame; it has no metadata, no commands, so
+    /// no heartbeats, and takes subscriptions as messages).
+    pub major_version: u8,
     /// Properties a ZAP handler attached to the peer.
     pub zap_properties: Vec<(String, Bytes)>,
 }
@@ -102,8 +106,11 @@ pub enum Event {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum State {
-    /// Waiting for the peer's 64-byte greeting.
+    /// Waiting for the peer's 64-byte greeting (or a ZMTP 2.0 peer's 12 bytes).
     Greeting,
+    /// A ZMTP 2.0 peer's greeting is done, our routing id frame queued: waiting for its
+    /// routing id frame, which ends the handshake.
+    Zmtp2RoutingId(SocketType),
     /// Greeting done, our READY queued, waiting for the peer's READY.
     Handshake,
     /// Handshake complete.
@@ -147,18 +154,19 @@ pub struct Engine {
     pending: Option<Event>,
     /// (more, command) of the frame whose large body is being received directly.
     direct: Option<(bool, bool)>,
+    /// The greeting's second part (after [`greeting::PREFIX_LEN`] bytes) is queued.
+    greeting_done: bool,
 }
 
 impl Engine {
-    /// Creates the engine and queues our 64-byte greeting (signature
-    /// 0xFF, 8 zero bytes, 0x7F; version 3.1; the mechanism name zero-padded
-    /// to 20 bytes; as-server; 31 zero bytes) into the output.
+    /// Creates the engine and queues the start of our greeting: the signature
+    /// (0xFF, the routing id's length + 1 as 8 bytes, 0x7F) and major version 3.
+    /// The rest (minor version 1, the mechanism name zero-padded to 20 bytes,
+    /// as-server, 31 zero bytes) follows once the peer's major version has
+    /// arrived; a ZMTP 2.0 peer gets our socket type number instead.
     pub fn new(cfg: EngineConfig) -> Engine {
         let mut out = BytesMut::with_capacity(256);
-        out.put_slice(&greeting::encode(
-            &cfg.mechanism.field(),
-            cfg.mechanism.is_server(),
-        ));
+        out.put_slice(&greeting::encode_prefix(cfg.routing_id.len()));
         let handshake = Handshake::new(&cfg.mechanism, cfg.null_zap);
         Engine {
             cfg,
@@ -174,6 +182,7 @@ impl Engine {
             zap_accepted: None,
             pending: None,
             direct: None,
+            greeting_done: false,
         }
     }
 
@@ -273,6 +282,15 @@ impl Engine {
                     if let Some(event) = self.pending.take() {
                         return Ok(Some(event));
                     }
+                }
+                State::Zmtp2RoutingId(socket_type) => {
+                    let Some((_, is_command, body)) = self.read_frame()? else {
+                        return Ok(None);
+                    };
+                    if is_command {
+                        return Err(unexpected(b""));
+                    }
+                    return Ok(Some(self.zmtp2_ready(socket_type, body)));
                 }
                 State::Handshake if self.waiting_zap => return Ok(None),
                 State::Handshake | State::Traffic => {
@@ -402,6 +420,19 @@ impl Engine {
     }
 
     fn read_greeting(&mut self) -> Result<bool, ProtocolError> {
+        let Some(major) = greeting::peer_major(self.input.data())? else {
+            self.need = greeting::PREFIX_LEN - self.input.data().len();
+            return Ok(false);
+        };
+        if major == greeting::ZMTP2_REVISION {
+            return self.read_zmtp2_greeting();
+        }
+        if !self.greeting_done && major >= greeting::OUR_MAJOR {
+            let full =
+                greeting::encode(&self.cfg.mechanism.field(), self.cfg.mechanism.is_server());
+            self.out.put_slice(&full[greeting::PREFIX_LEN..]);
+            self.greeting_done = true;
+        }
         let data = self.input.data();
         let Some(peer) = greeting::parse(data)? else {
             self.need = GREETING_LEN - data.len();
@@ -583,6 +614,7 @@ impl Engine {
             minor_version,
             user_id: None,
             zap_properties: Vec::new(),
+            major_version: 3,
         })
     }
 
@@ -759,6 +791,9 @@ fn unexpected(name: &[u8]) -> ProtocolError {
         command: String::from_utf8_lossy(name).into_owned(),
     }
 }
+
+#[path = "zmtp2.rs"]
+mod zmtp2;
 
 #[cfg(test)]
 #[path = "engine_tests.rs"]

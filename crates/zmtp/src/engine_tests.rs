@@ -54,9 +54,14 @@ fn ready_sub(max_msg_size: Option<u64>) -> Engine {
 #[test]
 fn ready_is_queued_only_after_a_valid_greeting() {
     let mut e = Engine::new(config(SocketType::Dealer, b"me"));
-    assert_eq!(e.output().len(), GREETING_LEN);
+    // The signature (padding: routing id length + 1) and major version; the rest waits
+    // for the peer's version.
+    assert_eq!(e.output(), &[0xFF, 0, 0, 0, 0, 0, 0, 0, 3, 0x7F, 3]);
     let g = peer_greeting(1);
-    e.feed(&g[..63]);
+    e.feed(&g[..10]);
+    assert_eq!(e.poll_event(), Ok(None));
+    assert_eq!(e.output().len(), greeting::PREFIX_LEN);
+    e.feed(&g[10..63]);
     assert_eq!(e.poll_event(), Ok(None));
     assert_eq!(e.output().len(), GREETING_LEN);
     e.feed(&g[63..]);
@@ -388,9 +393,9 @@ fn output_is_consumed_incrementally() {
     assert!(e.has_output());
     let first = e.output()[..10].to_vec();
     e.consume_output(10);
-    assert_eq!(e.output().len(), GREETING_LEN - 10);
+    assert_eq!(e.output().len(), greeting::PREFIX_LEN - 10);
     assert_eq!(first[0], 0xFF);
-    e.consume_output(GREETING_LEN - 10);
+    e.consume_output(greeting::PREFIX_LEN - 10);
     assert!(!e.has_output());
     e.send_error("bye");
     assert_eq!(e.output(), b"\x04\x0a\x05ERROR\x03bye");
@@ -539,7 +544,6 @@ fn curve_handshake_and_boxed_traffic() {
             keys: server_keys.clone(),
         },
     );
-    assert_eq!(server.output()[32], 1, "server announces as-server");
     // HELLO is exactly 200 bytes of body.
     let (ec, es) = pump(&mut client, &mut server);
     assert!(ec.is_empty());
@@ -672,7 +676,10 @@ fn null_with_zap_withholds_ready_until_accepted() {
 fn mechanism_mismatch_between_plain_and_curve() {
     let keys = KeyPair::generate().unwrap();
     let mut client = secure(SocketType::Dealer, plain_client(b"u", b"p"));
-    let server = secure(SocketType::Router, MechanismConfig::CurveServer { keys });
+    let mut server = secure(SocketType::Router, MechanismConfig::CurveServer { keys });
+    server.feed(&client.output()[..greeting::PREFIX_LEN]);
+    assert_eq!(server.poll_event(), Ok(None));
+    assert_eq!(server.output()[32], 1, "server announces as-server");
     let g = server.output().to_vec();
     client.feed(&g);
     assert!(matches!(
@@ -685,7 +692,7 @@ fn mechanism_mismatch_between_plain_and_curve() {
 fn take_output_hands_over_what_was_encoded_so_far() {
     let mut e = Engine::new(config(SocketType::Pair, b""));
     let greeting = e.take_output();
-    assert_eq!(greeting.len(), GREETING_LEN);
+    assert_eq!(greeting.len(), greeting::PREFIX_LEN);
     assert!(!e.has_output());
     e.send_error("x");
     assert_eq!(e.output(), b"\x04\x08\x05ERROR\x01x");
@@ -767,3 +774,6 @@ fn shrinking_the_output_keeps_what_is_pending() {
     assert_eq!(&out[..pending.len()], &pending[..]);
     assert_eq!(&out[pending.len()..], &[0x00, 4, b'n', b'e', b'x', b't']);
 }
+
+#[path = "zmtp2_tests.rs"]
+mod zmtp2;

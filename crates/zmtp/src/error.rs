@@ -78,8 +78,10 @@ pub enum ProtocolError {
     /// bit 0 of byte 9 must be set): an unversioned ZMTP 1.0 peer, or not a
     /// ZMTP peer at all.
     BadSignature,
-    /// The peer announced a major version below 3 (ZMTP 1.0/2.0), which is
-    /// not supported.
+    /// The peer announced a version this end does not speak: a major version
+    /// 0 or 2 (ZMTP 1.0 with a signature, or nothing defined), or ZMTP 2.0
+    /// (revision 1) while this end uses a security mechanism or ZAP, which 2.0
+    /// has no place for (libzmq refuses those too).
     UnsupportedVersion {
         /// The peer's major version byte.
         major: u8,
@@ -218,7 +220,7 @@ impl fmt::Display for ProtocolError {
             UnsupportedVersion { major } => {
                 write!(
                     f,
-                    "unsupported ZMTP major version {major} (need 3 or later)"
+                    "unsupported ZMTP major version {major} (need 3 or later, or 2.0 with NULL)"
                 )
             }
             MechanismMismatch { ours, peer } => {

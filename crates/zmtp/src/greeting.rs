@@ -3,11 +3,23 @@
 //! Layout (RFC 23/37): signature `0xFF`, 8 padding bytes, `0x7F` (bytes
 //! 0..10); major version (10); minor version (11); mechanism name, ASCII,
 //! zero-padded to 20 bytes (12..32); as-server (32); 31 filler bytes (33..64).
+//!
+//! A ZMTP 2.0 peer (RFC 15, libzmq 3.2) sends the same signature, then its
+//! revision 1 where the major version stands and its socket type number, 12
+//! bytes in all. So the greeting goes out in two steps, as libzmq sends it:
+//! the signature and major version first, the rest once the peer's version is
+//! known (for a 2.0 peer: only our socket type).
 
 use crate::error::ProtocolError;
 
 /// Total greeting length.
 pub(crate) const GREETING_LEN: usize = 64;
+/// Bytes sent before the peer's version is known: the signature and our major version.
+pub(crate) const PREFIX_LEN: usize = 11;
+/// The revision byte (where 3.x has its major version) of a ZMTP 2.0 peer.
+pub(crate) const ZMTP2_REVISION: u8 = 1;
+/// A ZMTP 2.0 greeting: signature, revision, socket type.
+pub(crate) const ZMTP2_GREETING_LEN: usize = 12;
 /// Length of the zero-padded mechanism field.
 pub(crate) const MECHANISM_LEN: usize = 20;
 
@@ -68,6 +80,30 @@ pub(crate) fn encode(mechanism: &[u8; MECHANISM_LEN], as_server: bool) -> [u8; G
     g
 }
 
+/// The first [`PREFIX_LEN`] bytes of our greeting. The padding carries
+/// `routing_id_len + 1` as a 64-bit big-endian number, as libzmq's does: an
+/// unversioned ZMTP 1.0 peer reads the signature as the length of an identity
+/// frame (RFC 23 leaves the padding to the sender).
+pub(crate) fn encode_prefix(routing_id_len: usize) -> [u8; PREFIX_LEN] {
+    let mut p = [0u8; PREFIX_LEN];
+    p[0] = 0xFF;
+    p[1..9].copy_from_slice(&(routing_id_len as u64 + 1).to_be_bytes());
+    p[9] = 0x7F;
+    p[MAJOR_POS] = OUR_MAJOR;
+    p
+}
+
+/// The peer's major version (ZMTP 2.0: its revision) once `buf` holds it;
+/// `Ok(None)` before. Fails as soon as the signature is seen to be wrong
+/// (byte 0 not 0xFF, or bit 0 of byte 9 clear: unversioned ZMTP 1.0 or not
+/// ZMTP at all).
+pub(crate) fn peer_major(buf: &[u8]) -> Result<Option<u8>, ProtocolError> {
+    if buf.first().is_some_and(|&b| b != 0xFF) || buf.get(9).is_some_and(|&b| b & 0x01 == 0) {
+        return Err(ProtocolError::BadSignature);
+    }
+    Ok(buf.get(MAJOR_POS).copied())
+}
+
 /// Validates as much of the peer's greeting as `buf` holds.
 ///
 /// Returns `Ok(None)` while fewer than 64 bytes are available and the prefix
@@ -77,13 +113,7 @@ pub(crate) fn encode(mechanism: &[u8; MECHANISM_LEN], as_server: bool) -> [u8; G
 /// padding and filler are not interpreted. The mechanism is returned, not
 /// compared.
 pub(crate) fn parse(buf: &[u8]) -> Result<Option<PeerGreeting>, ProtocolError> {
-    if buf.first().is_some_and(|&b| b != 0xFF) {
-        return Err(ProtocolError::BadSignature);
-    }
-    if buf.get(9).is_some_and(|&b| b & 0x01 == 0) {
-        return Err(ProtocolError::BadSignature);
-    }
-    if let Some(&major) = buf.get(MAJOR_POS) {
+    if let Some(major) = peer_major(buf)? {
         if major < OUR_MAJOR {
             return Err(ProtocolError::UnsupportedVersion { major });
         }
@@ -176,6 +206,22 @@ mod tests {
         g[10] = 3;
         g[11] = 7;
         assert_eq!(parse(&g).unwrap().unwrap().negotiated_minor(), 1);
+    }
+
+    #[test]
+    fn prefix_is_the_greeting_start_with_libzmqs_padding() {
+        let p = encode_prefix(0);
+        assert_eq!(&p[..], &[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 3]);
+        let p = encode_prefix(255);
+        assert_eq!(&p[1..9], &[0, 0, 0, 0, 0, 0, 1, 0]);
+        assert_eq!(parse(&p), Ok(None));
+        assert_eq!(peer_major(&p[..10]), Ok(None));
+        assert_eq!(peer_major(&p), Ok(Some(3)));
+        assert_eq!(
+            peer_major(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 1]),
+            Ok(Some(1))
+        );
+        assert_eq!(peer_major(&[0x01]), Err(ProtocolError::BadSignature));
     }
 
     #[test]

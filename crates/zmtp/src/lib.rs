@@ -1,5 +1,6 @@
 //! Sans-IO implementation of the ZeroMQ Message Transport Protocol, ZMTP 3.0
-//! (RFC 23) and ZMTP 3.1 (RFC 37), compatible with libzmq on the wire.
+//! (RFC 23) and ZMTP 3.1 (RFC 37), and 2.0 (RFC 15) for older peers,
+//! compatible with libzmq on the wire.
 //!
 //! The crate performs no I/O and owns no sockets, threads or clocks: the
 //! caller moves bytes between a transport and an [`Engine`], and reacts to the
@@ -13,8 +14,9 @@
 //!
 //! The NULL, PLAIN and CURVE security mechanisms are implemented; a server's
 //! ZAP question is reported as [`Event::ZapRequest`] and answered with
-//! [`Engine::zap_reply`]. Peers speaking ZMTP 1.0 or 2.0 are refused rather
-//! than downgraded to.
+//! [`Engine::zap_reply`]. A ZMTP 2.0 peer (RFC 15: libzmq 3.2) is spoken to
+//! with the NULL mechanism, as libzmq 4.3 does; unversioned ZMTP 1.0 peers are
+//! refused rather than downgraded to.
 //!
 //! The [`z85`] module implements the Z85 text encoding of RFC 32, which is used
 //! for CURVE keys.

@@ -98,6 +98,7 @@ impl Codec {
                         minor_version: 0,
                         user_id: None,
                         zap_properties: Vec::new(),
+                        major_version: 3,
                     })));
                 }
                 if r.filled == 0 {

@@ -647,8 +647,11 @@ impl Conn {
                 Err(e) => {
                     self.push_batch();
                     return Err(match e {
-                        // libzmq reports this as a plain disconnect, not a protocol failure.
-                        ProtocolError::IncompatibleSocketType { .. } => Close::Refused,
+                        // libzmq reports these as a plain disconnect, not a protocol
+                        // failure (the second: a ZMTP 2.0 peer of a socket with security
+                        // or ZAP).
+                        ProtocolError::IncompatibleSocketType { .. }
+                        | ProtocolError::UnsupportedVersion { major: 1 } => Close::Refused,
                         ProtocolError::AuthFailed { status } => Close::Auth(status),
                         e => Close::Protocol(e.protocol_error_code()),
                     });
@@ -765,6 +768,11 @@ impl Conn {
                 self.pipe = Some(io_end);
                 self.socket.attach_pipe(sock_end, Some(&meta));
             }
+        }
+        // A ZMTP 2.0 peer has no commands, so no PINGs; libzmq 4.3 reports no handshake
+        // event for it either.
+        if peer.major_version < 3 {
+            return;
         }
         self.socket
             .emit(event::HANDSHAKE_SUCCEEDED, 0, &self.endpoint);
