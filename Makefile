@@ -26,7 +26,8 @@ dist:
 	@echo "dist: $(PREFIX)/lib/libzmq.so.5 (soname $$(objdump -p $(PREFIX)/lib/libzmq.so.5 | awk '/SONAME/{print $$2}'))"
 
 ## test: every test: Rust unit/integration/interop tests, C programs on dist/, the bindings'
-## fast conformance runs (cppzmq, pebbe/zmq4, Rust zmq crate), our Java and Node bindings,
+## fast conformance runs (cppzmq, pebbe/zmq4, Rust zmq crate, JeroMQ 0.3.6 as a ZMTP 2.0
+## peer), our Java and Node bindings,
 ## Miri/ASan on the unsafe code, a fuzz smoke run, bench self-tests
 test: setup dist test-rust test-c test-bindings test-safety
 	python3 -m pytest -q bench/tests
@@ -36,6 +37,7 @@ test-bindings: dist
 	bash conformance/cpp/run.sh
 	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
 	bash conformance/rust-zmq/run.sh
+	bash conformance/zmtp2-jeromq/run.sh
 	bash bindings/node/run-tests.sh
 	bash bindings/java/run-tests.sh
 

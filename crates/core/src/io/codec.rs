@@ -210,4 +210,12 @@ impl Codec {
     pub(super) fn is_raw(&self) -> bool {
         matches!(self, Codec::Raw(_))
     }
+
+    /// True once the handshake found a ZMTP 2.0 peer (RFC 15).
+    pub(super) fn is_zmtp2(&self) -> bool {
+        match self {
+            Codec::Zmtp(e) => e.peer().is_some_and(|p| p.major_version < 3),
+            Codec::Raw(_) => false,
+        }
+    }
 }

@@ -1361,7 +1361,10 @@ impl Conn {
             Close::Refused => self.socket.emit(event::DISCONNECTED, fd, &self.endpoint),
             Close::Disconnected | Close::Timeout => {
                 if !self.connecting {
-                    if !self.handshaked && !self.engine.is_raw() {
+                    // libzmq has no security mechanism on a ZMTP 2.0 connection, which its
+                    // monitor takes for a handshake never finished: every end of one is
+                    // reported as a handshake failure too.
+                    if (!self.handshaked || self.engine.is_zmtp2()) && !self.engine.is_raw() {
                         // libzmq: the errno of the failure (EPIPE for an orderly close,
                         // EAGAIN when HANDSHAKE_IVL ran out).
                         let errno = if why == Close::Timeout {
