@@ -5,7 +5,8 @@
  *
  *   pull EP     bind a PULL, print four frames, then how the connection ended (monitor)
  *   push EP     connect a PUSH to a bound peer, send "hello" twice
- *   pub EP      bind a PUB, send "other" and "hello" every 100 ms for 3 s
+ *   pub EP      bind a PUB, send "other" and "hello" every 100 ms until the peer has
+ *               come and gone (monitor: DISCONNECTED), or 20 s
  *   router EP   bind a ROUTER, print one message with its routing id, reply "back" */
 #include <stdio.h>
 #include <string.h>
@@ -27,21 +28,27 @@ static void print_frames(void *s, int n) {
     }
 }
 
-/* Prints monitor events until DISCONNECTED or 5 s of silence. */
+/* The next monitor event's code (its value in *value), or -1 after the receive timeout. */
+static int next_event(void *mon, unsigned *value) {
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    if (zmq_msg_recv(&m, mon, 0) < 0)
+        return -1;
+    unsigned short ev;
+    memcpy(&ev, zmq_msg_data(&m), 2);
+    memcpy(value, (char *)zmq_msg_data(&m) + 2, 4);
+    zmq_msg_close(&m);
+    zmq_msg_init(&m);
+    zmq_msg_recv(&m, mon, 0);
+    zmq_msg_close(&m);
+    return ev;
+}
+
+/* Prints monitor events until DISCONNECTED or 10 s of silence. */
 static void print_events(void *mon) {
-    for (;;) {
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, mon, 0) < 0)
-            return;
-        unsigned short ev;
-        unsigned value;
-        memcpy(&ev, zmq_msg_data(&m), 2);
-        memcpy(&value, (char *)zmq_msg_data(&m) + 2, 4);
-        zmq_msg_close(&m);
-        zmq_msg_init(&m);
-        zmq_msg_recv(&m, mon, 0);
-        zmq_msg_close(&m);
+    unsigned value;
+    int ev;
+    while ((ev = next_event(mon, &value)) != -1) {
         printf("event %#x %u\n", ev, value);
         if (ev == ZMQ_EVENT_DISCONNECTED)
             return;
@@ -53,7 +60,7 @@ int main(int argc, char **argv) {
         return 2;
     const char *role = argv[1], *ep = argv[2];
     void *ctx = zmq_ctx_new();
-    int timeout = 5000, linger = 1000;
+    int timeout = 10000, linger = 1000;
     int type = !strcmp(role, "pull") ? ZMQ_PULL : !strcmp(role, "push") ? ZMQ_PUSH
              : !strcmp(role, "pub") ? ZMQ_PUB : ZMQ_ROUTER;
     void *s = zmq_socket(ctx, type);
@@ -82,10 +89,13 @@ int main(int argc, char **argv) {
         zmq_send(s, "hello", 5, 0);
         zmq_send(s, "hello", 5, 0);
     } else if (!strcmp(role, "pub")) {
-        for (int i = 0; i < 30; i++) {
+        zmq_pollitem_t item = {mon, 0, ZMQ_POLLIN, 0};
+        for (int i = 0; i < 200; i++) {
             zmq_send(s, "other", 5, 0);
             zmq_send(s, "hello", 5, 0);
-            zmq_poll(NULL, 0, 100);
+            unsigned value;
+            if (zmq_poll(&item, 1, 100) == 1 && next_event(mon, &value) == ZMQ_EVENT_DISCONNECTED)
+                break;
         }
     } else {
         char id[16];

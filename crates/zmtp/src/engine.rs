@@ -455,6 +455,13 @@ impl Engine {
     }
 
     fn limits(&self) -> Limits {
+        if matches!(self.state, State::Zmtp2RoutingId(_)) {
+            // RFC 15: a 2.0 peer's routing id is one short frame.
+            return Limits {
+                message: 255,
+                command: 255,
+            };
+        }
         let cap = isize::MAX as u64;
         // A CURVE MESSAGE adds its name, nonce, tag and flags to the frame.
         let overhead = if self.curve.is_some() { 33 } else { 0 };

@@ -115,3 +115,24 @@ fn zmtp2_command_in_place_of_the_routing_id_is_refused() {
         Err(ProtocolError::UnexpectedCommand { .. })
     ));
 }
+
+#[test]
+fn zmtp2_routing_id_longer_than_a_short_frame_is_refused_from_its_header() {
+    let mut e = Engine::new(config(SocketType::Router, b""));
+    e.feed(&zmtp2_greeting(SocketType::Dealer.as_raw() as u8));
+    // A long frame header announcing 1 GiB: refused before any of it is buffered.
+    e.feed(&[0x02, 0, 0, 0, 0, 0x40, 0, 0, 0]);
+    assert!(matches!(
+        e.poll_event(),
+        Err(ProtocolError::FrameTooLarge { max: 255, .. })
+    ));
+    // 255 bytes is still a routing id.
+    let mut e = Engine::new(config(SocketType::Router, b""));
+    e.feed(&zmtp2_greeting(SocketType::Dealer.as_raw() as u8));
+    e.feed(&[0x00, 255]);
+    e.feed(&[b'r'; 255]);
+    let Ok(Some(Event::Ready(info))) = e.poll_event() else {
+        panic!("not ready");
+    };
+    assert_eq!(info.routing_id.map(|r| r.len()), Some(255));
+}
