@@ -50,7 +50,11 @@ pub unsafe extern "C" fn zmq_socket(context: *mut c_void, kind: c_int) -> *mut c
     ffi(ptr::null_mut(), || {
         // SAFETY: forwarded caller contract.
         let h = unsafe { ctx_ref(context)? };
-        let kind = SocketType::from_raw(kind).ok_or(Errno(libc::EINVAL))?;
+        let Some(kind) = SocketType::from_raw(kind) else {
+            // libzmq: ETERM and EMFILE come before EINVAL for the type.
+            h.ctx.socket_room()?;
+            return Err(Errno(libc::EINVAL));
+        };
         let sock = h.ctx.socket(kind)?;
         let handle = Box::new(SockHandle {
             tag: SOCK_TAG,

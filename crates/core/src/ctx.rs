@@ -128,9 +128,10 @@ impl Context {
         }
     }
 
-    /// Creates a socket of the given type. Fails with `Terminated` after `term`/`shutdown`
-    /// and `TooManySockets` beyond ZMQ_MAX_SOCKETS.
-    pub fn socket(&self, kind: SocketType) -> Result<Socket> {
+    /// Whether a socket could be created now: `Terminated` after `term`/`shutdown`,
+    /// `TooManySockets` at ZMQ_MAX_SOCKETS. (libzmq looks at these before the socket
+    /// type, so a bad type in a full or ended context gets their errno.)
+    pub fn socket_room(&self) -> Result<()> {
         let st = self.inner.lock();
         if st.terminating {
             return Err(Error::Terminated);
@@ -138,8 +139,14 @@ impl Context {
         if st.sockets.len() >= st.max_sockets.max(0) as usize {
             return Err(Error::TooManySockets);
         }
-        let ipv6 = st.ipv6;
-        drop(st);
+        Ok(())
+    }
+
+    /// Creates a socket of the given type. Fails with `Terminated` after `term`/`shutdown`
+    /// and `TooManySockets` beyond ZMQ_MAX_SOCKETS.
+    pub fn socket(&self, kind: SocketType) -> Result<Socket> {
+        self.socket_room()?;
+        let ipv6 = self.inner.lock().ipv6;
         let sock = Socket::create(self.inner.clone(), kind, ipv6)?;
         self.inner
             .lock()

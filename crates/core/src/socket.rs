@@ -11,7 +11,7 @@ use crate::options::{id, OptionValue, Options};
 use crate::pattern::{new_pattern, Pattern, PeerMeta, SliceFrames};
 use crate::pipe::{Pipe, Waker};
 use crate::signal::{Signal, Wait, MAX_SELF_SERVED};
-use crate::transport::{inproc, tcp, Endpoint};
+use crate::transport::{inproc, split_host_port, tcp, Endpoint};
 use ferromq_zmtp::SocketType;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -947,6 +947,15 @@ impl Socket {
     pub fn bind(&self, endpoint: &str) -> Result<()> {
         let ep = Endpoint::parse(endpoint)?;
         self.check_open()?;
+        if let Endpoint::Tcp {
+            source: Some(src), ..
+        } = &ep
+        {
+            // libzmq resolves a bind's source part as a local address (ENODEV, EINVAL),
+            // then binds the destination alone.
+            let (host, port) = split_host_port(src).ok_or(Error::InvalidArgument)?;
+            tcp::bind_addr(host, port, &self.inner.options())?;
+        }
         let resolved = match &ep {
             Endpoint::Inproc(name) => {
                 inproc::bind(&self.inner, name)?;
@@ -985,7 +994,7 @@ impl Socket {
             }
             _ => {
                 if let Endpoint::Tcp { port, host, .. } = &ep {
-                    if port == "*" || port == "0" || host == "*" {
+                    if port == "*" || port == "0" || host == "*" || host.is_empty() {
                         return Err(Error::InvalidArgument);
                     }
                     let addr = endpoint.split_once("://").map_or("", |(_, a)| a);

@@ -73,17 +73,15 @@ impl Endpoint {
         let (scheme, addr) = s.split_once("://").ok_or(Error::InvalidArgument)?;
         match scheme {
             "tcp" => {
-                let (host, port) = addr.rsplit_once(':').ok_or(Error::InvalidArgument)?;
-                if host.is_empty() || port.is_empty() {
-                    return Err(Error::InvalidArgument);
-                }
                 // A "source;destination" connect address: the source is the local address
                 // the connecting socket binds first.
-                let (source, host) = match host.rsplit_once(';') {
-                    Some((s, h)) => (Some(s.to_string()), h),
-                    None => (None, host),
+                let (source, dest) = match addr.rsplit_once(';') {
+                    Some((s, d)) => (Some(s.to_string()), d),
+                    None => (None, addr),
                 };
-                let host = host.trim_start_matches('[').trim_end_matches(']');
+                // An empty host is left to the caller: a bind looks for an interface of
+                // that name (ENODEV, as libzmq), a connect refuses it.
+                let (host, port) = split_host_port(dest).ok_or(Error::InvalidArgument)?;
                 if port != "*" && port.parse::<u16>().is_err() {
                     return Err(Error::InvalidArgument);
                 }
