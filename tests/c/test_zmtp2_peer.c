@@ -3,8 +3,9 @@
  * Debian's libzmq): our greeting is the signature (padding: routing id length + 1) and
  * major version 3, then, having seen the peer's revision 1, our socket type number and our
  * routing id as the first frame; then plain frames both ways, subscriptions as messages;
- * no HANDSHAKE_SUCCEEDED event, and its end reported as HANDSHAKE_FAILED_NO_DETAIL. A socket with a security mechanism closes the connection
- * after the major version, reporting a bare DISCONNECTED. */
+ * no HANDSHAKE_SUCCEEDED event, and its end reported as HANDSHAKE_FAILED_NO_DETAIL. A
+ * socket with a security mechanism closes the connection after the major version,
+ * reporting a bare DISCONNECTED. */
 #include "testutil.h"
 
 #include <arpa/inet.h>

@@ -132,7 +132,10 @@ impl Context {
     /// `TooManySockets` at ZMQ_MAX_SOCKETS. (libzmq looks at these before the socket
     /// type, so a bad type in a full or ended context gets their errno.)
     pub fn socket_room(&self) -> Result<()> {
-        let st = self.inner.lock();
+        Self::room_in(&self.inner.lock())
+    }
+
+    fn room_in(st: &CtxState) -> Result<()> {
         if st.terminating {
             return Err(Error::Terminated);
         }
@@ -145,8 +148,10 @@ impl Context {
     /// Creates a socket of the given type. Fails with `Terminated` after `term`/`shutdown`
     /// and `TooManySockets` beyond ZMQ_MAX_SOCKETS.
     pub fn socket(&self, kind: SocketType) -> Result<Socket> {
-        self.socket_room()?;
-        let ipv6 = self.inner.lock().ipv6;
+        let st = self.inner.lock();
+        Self::room_in(&st)?;
+        let ipv6 = st.ipv6;
+        drop(st);
         let sock = Socket::create(self.inner.clone(), kind, ipv6)?;
         self.inner
             .lock()

@@ -48,17 +48,24 @@ pub struct PeerInfo {
     pub routing_id: Option<Bytes>,
     /// All READY properties in the order sent, names as sent.
     pub properties: Vec<(String, Bytes)>,
-    /// The negotiated ZMTP minor version: 0 for a ZMTP 3.0 peer, 1 for a
-    /// peer announcing 3.1 or any later version.
+    /// The negotiated ZMTP minor version: 0 for a ZMTP 3.0 (or 2.0) peer, 1
+    /// for a peer announcing 3.1 or any later version.
     pub minor_version: u8,
     /// The User-Id a ZAP handler assigned, if any and non-empty.
     pub user_id: Option<Bytes>,
-    /// 3 for a ZMTP 3.x peer; 2 for a ZMTP 2.0 peer (RFC 15: its socket type came in the
+    /// 3 for a ZMTP 3.x (or later) peer; 2 for a ZMTP 2.0 peer (RFC 15: its socket type came in the
     /// greeting, its routing id as the first frame; it has no metadata, no commands, so
     /// no heartbeats, and takes subscriptions as messages).
     pub major_version: u8,
     /// Properties a ZAP handler attached to the peer.
     pub zap_properties: Vec<(String, Bytes)>,
+}
+
+impl PeerInfo {
+    /// True for a ZMTP 2.0 peer (RFC 15).
+    pub fn is_zmtp2(&self) -> bool {
+        self.major_version < 3
+    }
 }
 
 /// Something the peer did, as decoded by [`Engine::poll_event`].
@@ -714,8 +721,10 @@ impl Engine {
     }
 
     /// Queues an ERROR command with `reason` (truncated to 255 bytes at a
-    /// character boundary). May be called in any state; the caller should
-    /// flush the output and then close the connection.
+    /// character boundary). The caller should flush the output and then close
+    /// the connection. Meant for after the greeting: before the peer's major
+    /// version has arrived only the start of ours is out, and a peer reads the
+    /// ERROR as the rest of it.
     pub fn send_error(&mut self, reason: &str) {
         if self.curve.is_some() {
             let mut end = reason.len().min(255);

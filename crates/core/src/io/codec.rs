@@ -214,7 +214,7 @@ impl Codec {
     /// True once the handshake found a ZMTP 2.0 peer (RFC 15).
     pub(super) fn is_zmtp2(&self) -> bool {
         match self {
-            Codec::Zmtp(e) => e.peer().is_some_and(|p| p.major_version < 3),
+            Codec::Zmtp(e) => e.peer().is_some_and(PeerInfo::is_zmtp2),
             Codec::Raw(_) => false,
         }
     }

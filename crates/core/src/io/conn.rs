@@ -771,7 +771,7 @@ impl Conn {
         }
         // A ZMTP 2.0 peer has no commands, so no PINGs; libzmq 4.3 reports no handshake
         // event for it either.
-        if peer.major_version < 3 {
+        if peer.is_zmtp2() {
             return;
         }
         self.socket

@@ -53,8 +53,10 @@ pub(crate) fn set_int_option(fd: RawFd, level: i32, name: i32, val: i32) {
 /// A parsed endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Endpoint {
-    /// `tcp://host:port` (host may be `*`, port may be `*` or 0 when binding); a connect
-    /// may name a local `source` address first (`tcp://src:port;host:port`).
+    /// `tcp://host:port` (host may be `*`, port may be `*` or 0 when binding; an empty
+    /// host parses, and a bind then finds no such interface, a connect refuses it); a
+    /// connect may name a local `source` address first (`tcp://src:port;host:port`),
+    /// which a bind only checks.
     Tcp {
         host: String,
         port: String,
