@@ -994,7 +994,7 @@ impl Socket {
             }
             _ => {
                 if let Endpoint::Tcp { port, host, .. } = &ep {
-                    if port == "*" || port == "0" || host == "*" || host.is_empty() {
+                    if port == "*" || port == "0" || host == "*" {
                         return Err(Error::InvalidArgument);
                     }
                     let addr = endpoint.split_once("://").map_or("", |(_, a)| a);

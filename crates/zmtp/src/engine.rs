@@ -291,7 +291,12 @@ impl Engine {
                     }
                 }
                 State::Zmtp2RoutingId(socket_type) => {
-                    let Some((_, is_command, body)) = self.read_frame()? else {
+                    // RFC 15: a 2.0 peer's routing id is one short frame.
+                    let short = Limits {
+                        message: 255,
+                        command: 255,
+                    };
+                    let Some((_, is_command, body)) = self.read_frame(short)? else {
                         return Ok(None);
                     };
                     if is_command {
@@ -301,7 +306,7 @@ impl Engine {
                 }
                 State::Handshake if self.waiting_zap => return Ok(None),
                 State::Handshake | State::Traffic => {
-                    let Some((more, is_command, body)) = self.read_frame()? else {
+                    let Some((more, is_command, body)) = self.read_frame(self.limits())? else {
                         return Ok(None);
                     };
                     let event = if let Some(codec) = self.curve.as_mut() {
@@ -462,13 +467,6 @@ impl Engine {
     }
 
     fn limits(&self) -> Limits {
-        if matches!(self.state, State::Zmtp2RoutingId(_)) {
-            // RFC 15: a 2.0 peer's routing id is one short frame.
-            return Limits {
-                message: 255,
-                command: 255,
-            };
-        }
         let cap = isize::MAX as u64;
         // A CURVE MESSAGE adds its name, nonce, tag and flags to the frame.
         let overhead = if self.curve.is_some() { 33 } else { 0 };
@@ -482,8 +480,9 @@ impl Engine {
         }
     }
 
-    /// Returns the next complete frame as (more, command, body).
-    fn read_frame(&mut self) -> Result<Option<(bool, bool, Bytes)>, ProtocolError> {
+    /// Returns the next complete frame as (more, command, body), refusing bodies above
+    /// `limits` from the header alone.
+    fn read_frame(&mut self, limits: Limits) -> Result<Option<(bool, bool, Bytes)>, ProtocolError> {
         if let Some((more, command)) = self.direct {
             let Some(body) = self.input.finish_body() else {
                 self.need = self.input.body_missing().unwrap_or(0);
@@ -494,7 +493,7 @@ impl Engine {
             return Ok(Some((more, command, body)));
         }
         let data = self.input.data();
-        let Some(h) = frame::decode_header(data, self.limits())? else {
+        let Some(h) = frame::decode_header(data, limits)? else {
             self.need = MAX_HEADER_LEN.saturating_sub(data.len());
             return Ok(None);
         };
