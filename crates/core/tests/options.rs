@@ -1388,6 +1388,34 @@ fn infinite_linger_delivers_queued_messages_after_close() {
 }
 
 #[test]
+fn a_lingering_connection_ends_when_its_peer_ends_its_stream() {
+    // A bound PUSH closes (LINGER -1) with messages its peer is not reading; the peer then
+    // shuts down its sending side. libzmq 4.3.4 reads that end of stream and drops the
+    // connection, so zmq_ctx_term returns; a lingering connection that stopped reading
+    // waited for room that never came. (The same wait, with nothing queued, hung the
+    // C perf pair's PULL in zmq_ctx_term one run in a few hundred.)
+    let ctx = Context::new();
+    let push = ctx.socket(SocketType::Push).unwrap();
+    push.set_int(opt::SNDBUF, 4096).unwrap();
+    let ep = bind_tcp(&push);
+    let mut raw = std::net::TcpStream::connect(ep.trim_start_matches("tcp://")).unwrap();
+    raw.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    raw.write_all(&zmtp_greeting(b"NULL")).unwrap();
+    raw.write_all(&zmtp_ready("PULL")).unwrap();
+    let mut greeting = [0u8; 64];
+    std::io::Read::read_exact(&mut raw, &mut greeting).unwrap();
+    let body = vec![b'x'; 64 * 1024];
+    for _ in 0..200 {
+        push.send(&body, 0).unwrap();
+    }
+    drop(push);
+    std::thread::sleep(Duration::from_millis(50));
+    raw.shutdown(std::net::Shutdown::Write).unwrap();
+    term(ctx);
+    drop(raw);
+}
+
+#[test]
 fn options_every_libzmq_socket_answers() {
     // pyzmq's test_int_sockopts reads these on every socket type.
     let ctx = Context::new();

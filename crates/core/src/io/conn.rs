@@ -452,6 +452,10 @@ impl Conn {
                 self.clear_deferral();
                 self.read(self.assistable())?;
             }
+        } else if readable && self.fin_seen {
+            // Lingering (the socket closed) and the peer ended its stream: see
+            // `start_linger`.
+            return Err(Close::Disconnected);
         }
         self.flush()
     }
@@ -1213,7 +1217,18 @@ impl Conn {
                 Timer::Linger(self.token),
             ));
         }
-        self.handshaked && self.flush().is_err()
+        // A peer that ended its stream (seen now, or by the flush) ends the connection: a
+        // lingering connection reads no more, so no later event would end it, and what it
+        // holds cannot reach that peer (a connector's queue waits for its next
+        // connection). libzmq drops the connection on that end of stream as well.
+        if !self.handshaked {
+            return false;
+        }
+        if self.fin_seen {
+            return true;
+        }
+        let failed = self.flush().is_err();
+        failed || self.fin_seen
     }
 
     pub(super) fn timer(&mut self, kind: Timer, now: Instant) -> Result<(), Close> {
