@@ -199,7 +199,12 @@ pub unsafe extern "C" fn zmq_msg_init_data(
             hint,
         };
         // Never inlined: the free function must run only when the last copy is closed.
-        let body = Msg::from_shared(Bytes::from_owner(lent));
+        // Without one the body is constant, and libzmq reports it ZMQ_SHARED.
+        let body = if ffn.is_none() {
+            Msg::from_constant(Bytes::from_owner(lent))
+        } else {
+            Msg::from_shared(Bytes::from_owner(lent))
+        };
         // SAFETY: forwarded caller contract.
         unsafe { msg_init_with(msg, body) }
     })

@@ -207,9 +207,15 @@ pub unsafe extern "C" fn zmq_getsockopt(
         }
         // SAFETY: non-NULL and valid per the contract.
         let len = unsafe { &mut *optvallen };
-        let bytes = encode_option(option, sock.get_option(option)?, *len)?;
-        // SAFETY: encode_option checked bytes.len() <= *len, the writable buffer size.
-        unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), optval as *mut u8, bytes.len()) };
+        let cap = *len;
+        let bytes = encode_option(option, sock.get_option(option)?, cap)?;
+        // SAFETY: encode_option checked bytes.len() <= cap, the writable buffer size; the
+        // rest of the buffer is zeroed, as libzmq does (a caller may read 8 bytes back for
+        // a 4-byte value).
+        unsafe {
+            ptr::copy_nonoverlapping(bytes.as_ptr(), optval as *mut u8, bytes.len());
+            ptr::write_bytes((optval as *mut u8).add(bytes.len()), 0, cap - bytes.len());
+        }
         *len = bytes.len();
         Ok(0)
     })
@@ -397,7 +403,7 @@ pub unsafe extern "C" fn zmq_sendiov(
 
 /// Receives up to `*count` frames of one message into buffers allocated with `malloc`
 /// (the caller frees them with `free`); sets `*count` to the frames received and returns
-/// their total size. Frames beyond `*count` stay queued.
+/// that number too, as libzmq 4.3.4 does. Frames beyond `*count` stay queued.
 ///
 /// # Safety
 /// `socket` must be NULL or a live socket pointer; `count` valid, and `iov` writable for
@@ -422,7 +428,6 @@ pub unsafe extern "C" fn zmq_recviov(
         }
         // SAFETY: writable for *count entries per the contract.
         let iovs = unsafe { std::slice::from_raw_parts_mut(iov, *count) };
-        let mut total = 0usize;
         let mut received = 0;
         for slot in iovs.iter_mut() {
             // The first frame may wait (per flags); later ones are already here.
@@ -447,14 +452,15 @@ pub unsafe extern "C" fn zmq_recviov(
             unsafe { ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
             slot.iov_base = p as *mut c_void;
             slot.iov_len = data.len();
-            total += data.len();
             received += 1;
             if !msg.more() {
                 break;
             }
         }
         *count = received;
-        Ok(size_result(total))
+        // Frames, not bytes: libzmq's manual says bytes, its code and its test_iov count
+        // frames.
+        Ok(received as c_int)
     })
 }
 

@@ -1,7 +1,7 @@
 //! `Context`: owns the sockets, the inproc name registry and the I/O thread.
 
 use crate::error::{Error, Result};
-use crate::io::{IoThreadOptions, ReactorShared, THREAD_DEFAULT};
+use crate::io::{IoThreadOptions, ReactorShared};
 use crate::signal::{Signal, Wait};
 use crate::socket::{Socket, SocketShared};
 use crate::spsc::Padded;
@@ -150,9 +150,9 @@ impl Context {
     pub fn socket(&self, kind: SocketType) -> Result<Socket> {
         let st = self.inner.lock();
         Self::room_in(&st)?;
-        let ipv6 = st.ipv6;
+        let (ipv6, blocky) = (st.ipv6, st.blocky);
         drop(st);
-        let sock = Socket::create(self.inner.clone(), kind, ipv6)?;
+        let sock = Socket::create(self.inner.clone(), kind, ipv6, blocky)?;
         self.inner
             .lock()
             .sockets
@@ -168,17 +168,21 @@ impl Context {
         match option {
             opt::IO_THREADS if value >= 0 => st.io_threads = value,
             opt::MAX_SOCKETS if value >= 1 => st.max_sockets = value,
-            opt::IPV6 => st.ipv6 = value != 0,
-            opt::BLOCKY => st.blocky = value != 0,
+            opt::IPV6 if value >= 0 => st.ipv6 = value != 0,
+            opt::BLOCKY if value >= 0 => st.blocky = value != 0,
             opt::MAX_MSGSZ if value >= 0 => st.max_msgsz = value,
             opt::ZERO_COPY_RECV if value >= 0 => st.zero_copy_recv = value != 0,
-            opt::THREAD_PRIORITY if value >= THREAD_DEFAULT => st.thread.priority = value,
-            opt::THREAD_SCHED_POLICY if value >= THREAD_DEFAULT => st.thread.sched_policy = value,
+            // The defaults (-1) cannot be set back: libzmq takes values >= 0 only.
+            opt::THREAD_PRIORITY if value >= 0 => st.thread.priority = value,
+            opt::THREAD_SCHED_POLICY if value >= 0 => st.thread.sched_policy = value,
             opt::THREAD_AFFINITY_CPU_ADD if value >= 0 => {
                 st.thread.affinity.insert(value);
             }
             opt::THREAD_AFFINITY_CPU_REMOVE if value >= 0 => {
-                st.thread.affinity.remove(&value);
+                // A CPU that was not added: EINVAL, as libzmq.
+                if !st.thread.affinity.remove(&value) {
+                    return Err(Error::InvalidArgument);
+                }
             }
             opt::THREAD_NAME_PREFIX => st.thread.name_prefix = Some(value),
             _ => return Err(Error::InvalidArgument),

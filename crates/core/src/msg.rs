@@ -381,6 +381,17 @@ impl Msg {
         }
     }
 
+    /// As [`from_shared`](Self::from_shared), for a constant body (`zmq_msg_init_data`
+    /// without a free function): it says `shares_body` from the start, as libzmq reports
+    /// ZMQ_SHARED for such a message.
+    pub fn from_constant(bytes: Bytes) -> Msg {
+        Msg {
+            data: Data::Shared(bytes),
+            flags: FLAG_SHARED,
+            meta: None,
+        }
+    }
+
     /// Calls `f` with the frame's bytes. Unlike [`data`](Self::data), a lent body is read
     /// where the caller of the send keeps it, not copied: for a look that ends before the
     /// send returns (a publisher matching a 256 KiB message against its subscriptions
@@ -459,8 +470,9 @@ impl Msg {
         self.clone()
     }
 
-    /// True once `share` gave this frame's body to a copy, or this is that copy
-    /// (libzmq's ZMQ_SHARED, which also stays set after the other copy is gone).
+    /// True once `share` gave this frame's body to a copy, or this is that copy, or the
+    /// body is constant (libzmq's ZMQ_SHARED, which also stays set after the other copy
+    /// is gone).
     pub fn shares_body(&self) -> bool {
         self.flags & FLAG_SHARED != 0
     }

@@ -1292,6 +1292,35 @@ fn heartbeats_keep_a_live_connection() {
     term(ctx);
 }
 
+#[test]
+fn a_peer_that_only_answers_pings_stays_connected() {
+    // One side heartbeats with HEARTBEAT_TIMEOUT left at its default (the interval); the
+    // other does not heartbeat and sends nothing unless PINGed (libzmq 4.3.4's own
+    // test_heartbeats, "notimeout" cases). libzmq runs the timeout from each PING; ferromq
+    // looked for input before its first PING and dropped the connection one interval
+    // after the handshake, every time.
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.set_int(opt::HEARTBEAT_IVL, 300).unwrap();
+    let mon = Monitor::new(&ctx, &pull, "inproc://hb-answer-mon");
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.connect(&ep).unwrap();
+    mon.wait_for(event::HANDSHAKE_SUCCEEDED, 5000);
+    let mut events = Vec::new();
+    while let Some(e) = mon.next(1500) {
+        events.push(e);
+    }
+    assert!(
+        events.iter().all(|e| e.0 != event::DISCONNECTED),
+        "{events:?}"
+    );
+    push.send(b"alive", 0).unwrap();
+    assert_eq!(recv_bytes(&pull), b"alive");
+    drop((push, pull, mon));
+    term(ctx);
+}
+
 // ---------------------------------------------------------------------------------------
 // Timeouts and LINGER
 // ---------------------------------------------------------------------------------------
@@ -1590,6 +1619,11 @@ fn socks_proxy_connects_with_the_bytes_libzmq_sends() {
     assert_eq!(&seen[..3], [5, 1, 0]);
     assert_eq!(&seen[3..11], [5, 1, 0, 1, 127, 0, 0, 1]);
     assert_eq!(seen.len(), 13);
+
+    // A source part first ("source;proxy"), as libzmq's test_socks sets it.
+    assert!(through_socks(&format!("127.0.0.1:0;{proxy}"), None, "", ""));
+    let seen = log.lock().unwrap().remove(0);
+    assert_eq!(&seen[3..11], [5, 1, 0, 1, 127, 0, 0, 1]);
 
     assert!(through_socks(&proxy, Some("localhost"), "", ""));
     let seen = log.lock().unwrap().remove(0);

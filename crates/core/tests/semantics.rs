@@ -1087,3 +1087,27 @@ fn monitor_without_a_reader_never_blocks_the_socket() {
     drop((push, pull));
     term(ctx);
 }
+
+#[test]
+fn an_xsub_delivers_what_its_publisher_sends_whatever_it_subscribed() {
+    // Only SUB filters what arrives; an XSUB hands up every message, as libzmq's (its own
+    // test_xpub_manual: an XPUB_MANUAL publisher answers a subscription to "A" with
+    // "B" and sends "B" messages). ferromq's XSUB matched them against its own
+    // subscriptions and dropped them.
+    const XPUB_MANUAL: i32 = 71;
+    let ctx = Context::new();
+    let xpub = sock(&ctx, SocketType::XPub);
+    xpub.set_int(XPUB_MANUAL, 1).unwrap();
+    xpub.set_int(opt::RCVTIMEO, 2000).unwrap();
+    xpub.bind("inproc://xsub-takes-all").unwrap();
+    let xsub = sock(&ctx, SocketType::XSub);
+    xsub.set_int(opt::RCVTIMEO, 2000).unwrap();
+    xsub.connect("inproc://xsub-takes-all").unwrap();
+    xsub.send(b"\x01A", 0).unwrap();
+    assert_eq!(recv_bytes(&xpub), b"\x01A");
+    xpub.set_option(opt::SUBSCRIBE, b"B").unwrap();
+    xpub.send(b"B-message", 0).unwrap();
+    assert_eq!(recv_bytes(&xsub), b"B-message");
+    drop((xpub, xsub));
+    term(ctx);
+}

@@ -170,6 +170,8 @@ pub(super) struct Conn {
     /// Large bodies written in place, and what the engine encoded before them.
     writeq: WriteQueue,
     last_recv: Instant,
+    /// When the PING whose HEARTBEAT_TIMEOUT runs went out (None: no timeout running).
+    ping_sent: Option<Instant>,
     peer_ttl: Option<Duration>,
     /// A ZAP request waiting for the handler's reply.
     zap: Option<ZapClient>,
@@ -289,6 +291,7 @@ impl Conn {
             send_buffer_raised: false,
             writeq: WriteQueue::default(),
             last_recv: Instant::now(),
+            ping_sent: None,
             peer_ttl: None,
             zap: None,
             read_errno: libc::EPIPE,
@@ -1294,20 +1297,25 @@ impl Conn {
                 Ok(())
             }
             Timer::Heartbeat(_) => {
-                let timeout = if self.opts.heartbeat_ivl > 0 {
-                    Duration::from_millis(self.opts.effective_heartbeat_timeout().max(0) as u64)
-                } else {
-                    self.peer_ttl.unwrap_or(Duration::MAX)
-                };
-                let ttl_expired = self
+                if self
                     .peer_ttl
-                    .is_some_and(|ttl| now.duration_since(self.last_recv) > ttl);
-                if now.duration_since(self.last_recv) > timeout || ttl_expired {
+                    .is_some_and(|ttl| now.duration_since(self.last_recv) > ttl)
+                {
                     return Err(Close::Timeout);
                 }
                 let period = if self.opts.heartbeat_ivl > 0 {
                     let ttl = (self.opts.heartbeat_ttl / 100).clamp(0, u16::MAX as i32) as u16;
                     self.engine.send_ping(ttl, b"");
+                    // As libzmq: the timeout runs from a PING (unless one is running),
+                    // and anything that comes in before it ends answers it.
+                    let timeout = self.opts.effective_heartbeat_timeout();
+                    if timeout > 0 && self.ping_sent.is_none() {
+                        self.ping_sent = Some(now);
+                        self.timers.push((
+                            now + Duration::from_millis(timeout as u64),
+                            Timer::HeartbeatTimeout(self.token),
+                        ));
+                    }
                     Duration::from_millis(self.opts.heartbeat_ivl as u64)
                 } else {
                     self.peer_ttl.unwrap_or(Duration::from_secs(1))
@@ -1316,6 +1324,10 @@ impl Conn {
                     .push((now + period, Timer::Heartbeat(self.token)));
                 self.flush()
             }
+            Timer::HeartbeatTimeout(_) => match self.ping_sent.take() {
+                Some(sent) if self.last_recv < sent => Err(Close::Timeout),
+                _ => Ok(()),
+            },
             _ => Ok(()),
         }
     }

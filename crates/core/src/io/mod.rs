@@ -13,7 +13,7 @@ mod writeq;
 
 pub(crate) use assist::{note_wait, ConnHandle, Served};
 pub(crate) use reactor::ReactorShared;
-pub(crate) use thread_setup::{IoThreadOptions, THREAD_DEFAULT};
+pub(crate) use thread_setup::IoThreadOptions;
 
 use crate::options::Options;
 use crate::socket::SocketShared;

@@ -68,6 +68,9 @@ pub(crate) struct ReactorShared {
     /// Set by the I/O thread when it has finished (all lingering data sent or dropped).
     exited: std::sync::atomic::AtomicBool,
     done: Signal,
+    /// The process that started the I/O thread: a child forked from it has no such thread
+    /// (see `forked`).
+    pid: u32,
 }
 
 impl ReactorShared {
@@ -86,6 +89,7 @@ impl ReactorShared {
             stop_sent: std::sync::atomic::AtomicBool::new(false),
             exited: std::sync::atomic::AtomicBool::new(false),
             done: Signal::new()?,
+            pid: std::process::id(),
         });
         let s2 = shared.clone();
         let handle = std::thread::Builder::new()
@@ -107,8 +111,19 @@ impl ReactorShared {
     }
 
     fn command(&self, c: Command) {
+        if self.forked() {
+            // Nothing would run it, and the poller and its waker are the parent's.
+            return;
+        }
         self.lock_cmds().push(c);
         let _ = self.waker.wake();
+    }
+
+    /// True in a child forked from the process that started the I/O thread: the child
+    /// has no I/O thread, so waiting for one would hang. As libzmq, it may still close
+    /// the sockets and end the context it inherited (zmq_ctx_term gives EINTR).
+    fn forked(&self) -> bool {
+        std::process::id() != self.pid
     }
 
     fn token(&self) -> usize {
@@ -148,15 +163,10 @@ impl ReactorShared {
                 } else {
                     path.clone()
                 };
-                // A stale socket file from an earlier run would make bind fail: remove it,
-                // as libzmq does.
-                if std::fs::symlink_metadata(&path)
-                    .map(|m| {
-                        use std::os::unix::fs::FileTypeExt;
-                        m.file_type().is_socket()
-                    })
-                    .unwrap_or(false)
-                {
+                // Whatever is at the path (a stale socket file from an earlier run, or a
+                // file made to reserve the name) would make bind fail: libzmq 4.3.4 removes
+                // it, whatever it is, and so do we.
+                if !path.starts_with('@') {
                     let _ = std::fs::remove_file(&path);
                 }
                 let (l, owned_path) = match path.strip_prefix('@') {
@@ -215,6 +225,9 @@ impl ReactorShared {
     pub(crate) fn remove(&self, token: usize) {
         // Wait until the listener's port is released (or the connection dropped), so the
         // endpoint can be bound again at once.
+        if self.forked() {
+            return;
+        }
         let (ack, done) = std::sync::mpsc::channel();
         self.command(Command::Remove { token, ack });
         let _ = done.recv();
@@ -228,7 +241,7 @@ impl ReactorShared {
         // A socket with tcp/ipc listeners waits until their ports are released, so they can
         // be bound again at once. (Never from the I/O thread itself: the sockets it closes,
         // monitors, have no listeners.)
-        if has_listeners {
+        if has_listeners && !self.forked() {
             let (ack, done) = std::sync::mpsc::channel();
             self.command(Command::CloseSocket {
                 socket,
@@ -246,8 +259,12 @@ impl ReactorShared {
     }
 
     /// Context termination: waits for lingering connections, then stops the thread.
-    /// A signal interrupts the wait (`Interrupted`); calling again resumes it.
+    /// A signal interrupts the wait (`Interrupted`); calling again resumes it. In a forked
+    /// child it does not wait and gives `Interrupted` (libzmq's EINTR there).
     pub(crate) fn drain_and_stop(&self) -> Result<()> {
+        if self.forked() {
+            return Err(Error::Interrupted);
+        }
         if !self.stop_sent.swap(true, Ordering::SeqCst) {
             self.command(Command::Stop);
         }
@@ -291,6 +308,8 @@ pub(super) enum Timer {
     Reconnect(usize),
     Handshake(usize),
     Heartbeat(usize),
+    /// A PING's HEARTBEAT_TIMEOUT ends: the connection closes if nothing came since.
+    HeartbeatTimeout(usize),
     Linger(usize),
     /// A connection whose writes found the kernel full looks whether its peer stalled.
     ReleaseOutput(usize),
@@ -604,7 +623,7 @@ impl Reactor {
                         socks = Some(SocksClient::new(host, port, user, password));
                         socks::proxy_addr(&opts.socks_proxy, opts)
                             .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
-                            .and_then(|addr| tcp::connect(addr, None, opts))
+                            .and_then(|(addr, source)| tcp::connect(addr, source, opts))
                             .map(Stream::Tcp)
                     }
                     Err(_) => Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
@@ -880,6 +899,7 @@ impl Reactor {
                 Timer::Reconnect(c) => self.start_connect(c),
                 Timer::Handshake(t)
                 | Timer::Heartbeat(t)
+                | Timer::HeartbeatTimeout(t)
                 | Timer::Linger(t)
                 | Timer::ReleaseOutput(t)
                 | Timer::ReadDeferred(t)
@@ -905,7 +925,8 @@ impl Reactor {
         };
         let mut conn = handle.lock();
         self.timers.retain(|(_, t)| {
-            !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::Linger(x)
+            !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::HeartbeatTimeout(x)
+                | Timer::Linger(x)
                 | Timer::ReleaseOutput(x) | Timer::ReadDeferred(x) | Timer::ClaimIdle(x)
                 | Timer::ConnectTimeout(x)
                 if *x == token)
@@ -923,6 +944,20 @@ impl Reactor {
                     self.end_connect(ct);
                 } else if why == Close::ConnectRefused && c.stops_when_refused() {
                     // libzmq forgets this one altogether: zmq_disconnect gives ENOENT.
+                    self.end_connect(ct);
+                    if let Some(c) = self.connectors.remove(&ct) {
+                        c.req.socket.forget_connect(ct);
+                    }
+                } else if c.req.opts.reconnect_ivl <= 0
+                    && c.lingering.is_none()
+                    && !matches!(
+                        why,
+                        Close::Shutdown | Close::ConnectFailed | Close::ConnectRefused
+                    )
+                {
+                    // An established connection that ended, with no reconnect interval:
+                    // libzmq ends the connect as zmq_disconnect would (its pipe goes, so a
+                    // PAIR may connect again; zmq_disconnect then gives ENOENT).
                     self.end_connect(ct);
                     if let Some(c) = self.connectors.remove(&ct) {
                         c.req.socket.forget_connect(ct);

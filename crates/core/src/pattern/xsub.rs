@@ -52,6 +52,13 @@ impl XSub {
         }
     }
 
+    /// Whether a message whose first frame is `data` is delivered: an XSUB delivers every
+    /// message, as libzmq's (only SUB filters; its subscriptions are what it asks of its
+    /// publishers, which an XPUB_MANUAL publisher may answer with other topics).
+    fn accepts(&self, data: &[u8]) -> bool {
+        self.extended || self.topics.matches(data) != self.invert
+    }
+
     fn send_all(&mut self, msg: &Msg) {
         self.pipes.retain(|p| !p.out.is_reader_closed());
         for p in &self.pipes {
@@ -76,7 +83,7 @@ impl XSub {
             return true;
         }
         while let Some((m, _)) = self.fq.recv() {
-            if self.topics.matches(m.data()) != self.invert {
+            if self.accepts(m.data()) {
                 self.pending = Some(m);
                 return true;
             }
@@ -190,7 +197,7 @@ impl Pattern for XSub {
             return Ok(m);
         }
         while let Some((m, _)) = self.fq.recv() {
-            if self.topics.matches(m.data()) != self.invert {
+            if self.accepts(m.data()) {
                 self.more_in = m.more();
                 return Ok(m);
             }
@@ -215,7 +222,7 @@ impl Pattern for XSub {
         }
         let mut skipped = false;
         while self.fq.recv_frame_into(out) {
-            if self.topics.matches(out.data()) != self.invert {
+            if self.accepts(out.data()) {
                 self.more_in = out.more();
                 return Ok(());
             }

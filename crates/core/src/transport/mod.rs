@@ -94,7 +94,9 @@ impl Endpoint {
                 })
             }
             "ipc" => {
-                if addr.is_empty() {
+                // "@" alone names no abstract socket (libzmq: EINVAL; the kernel would
+                // pick a name).
+                if addr.is_empty() || addr == "@" {
                     return Err(Error::InvalidArgument);
                 }
                 if addr.len() > 107 {

@@ -13,11 +13,20 @@ use crate::options::Options;
 use zeroize::Zeroizing;
 
 /// The proxy's address from `ZMQ_SOCKS_PROXY` (`host:port`, an IPv6 address in
-/// brackets), resolved as a tcp connect address.
-pub(crate) fn proxy_addr(proxy: &[u8], opts: &Options) -> Result<std::net::SocketAddr> {
+/// brackets), resolved as a tcp connect address, and the local address to connect from
+/// when the value names one first (`source;host:port`, as a tcp endpoint, which libzmq
+/// accepts here too).
+pub(crate) fn proxy_addr(
+    proxy: &[u8],
+    opts: &Options,
+) -> Result<(std::net::SocketAddr, Option<std::net::SocketAddr>)> {
     let proxy = std::str::from_utf8(proxy).map_err(|_| Error::InvalidArgument)?;
+    let (source, proxy) = match proxy.rsplit_once(';') {
+        Some((source, proxy)) => (Some(super::tcp::source_addr(source, opts)?), proxy),
+        None => (None, proxy),
+    };
     let (host, port) = super::split_host_port(proxy).ok_or(Error::InvalidArgument)?;
-    super::tcp::connect_addr(host, port, opts)
+    Ok((super::tcp::connect_addr(host, port, opts)?, source))
 }
 
 /// Why the proxy did not connect us.
