@@ -27,7 +27,7 @@ dist:
 
 ## test: every test: Rust unit/integration/interop tests, C programs on dist/, the bindings'
 ## fast conformance runs (cppzmq, pebbe/zmq4, Rust zmq crate, JeroMQ 0.3.6 as a ZMTP 2.0
-## peer), our Java and Node bindings,
+## peer), libzmq 4.3.4's own test programs, our Java and Node bindings,
 ## Miri/ASan on the unsafe code, a fuzz smoke run, bench self-tests
 test: setup dist test-rust test-c test-bindings test-safety
 	python3 -m pytest -q bench/tests
@@ -38,6 +38,7 @@ test-bindings: dist
 	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
 	bash conformance/rust-zmq/run.sh
 	bash conformance/zmtp2-jeromq/run.sh
+	bash conformance/libzmq-tests/run.sh
 	bash bindings/node/run-tests.sh
 	bash bindings/java/run-tests.sh
 
@@ -61,7 +62,7 @@ bench-full: setup dist
 ## conformance: every binding's suite on ferromq and on real libzmq, compared: pyzmq's own
 ## tests (build/conformance/pyzmq-report.md), pebbe/zmq4's `go test`, the cppzmq programs,
 ## the Rust zmq crate (our program and its own tests), zeromq.js built in shared-library
-## mode (~8 minutes here)
+## mode, libzmq 4.3.4's own test programs on Debian's libzmq as a reference (~8 minutes here)
 conformance: setup dist
 	SKIP_DIST=1 STRICT=1 bash conformance/pyzmq.sh
 	SKIP_DIST=1 STRICT=1 bash conformance/go-zmq4.sh
@@ -69,6 +70,7 @@ conformance: setup dist
 	bash conformance/rust-zmq/run.sh
 	bash conformance/rust-zmq/crate-tests.sh
 	bash conformance/node-zeromq.sh
+	bash conformance/libzmq-tests/run.sh system
 
 clean:
 	$(CARGO) clean
