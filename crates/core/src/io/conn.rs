@@ -180,6 +180,9 @@ pub(super) struct Conn {
     read_errno: i32,
     /// The poller reported the peer's FIN: read to EOF.
     fin_seen: bool,
+    /// STREAM: the application sent an empty frame to close this connection; it closes
+    /// once what was encoded before it is written.
+    close_asked: bool,
     /// The thread that claimed the connection is doing its I/O (`pull_inline`): output
     /// that finds no room stays with it rather than going back to the poller.
     claimer_io: bool,
@@ -296,6 +299,7 @@ impl Conn {
             zap: None,
             read_errno: libc::EPIPE,
             fin_seen: false,
+            close_asked: false,
             claimer_io: false,
             claim_held: false,
             claim_left: Instant::now(),
@@ -834,6 +838,9 @@ impl Conn {
                     }
                 }
             }
+            if self.close_asked {
+                return Err(Close::Shutdown);
+            }
             if self.fin_seen {
                 // The peer's end is known: this connection is about to close, and what is
                 // still queued waits for the next one rather than going into this one.
@@ -893,8 +900,11 @@ impl Conn {
             }
             for m in self.out_batch.drain(..) {
                 if self.engine.is_raw() && m.is_empty() {
-                    // STREAM: an empty frame asks to close the connection.
-                    return Err(Close::Shutdown);
+                    // STREAM: an empty frame asks to close the connection, after what came
+                    // before it (a reply, then the close, in one batch: the reply was lost).
+                    // What follows it is dropped, as libzmq ends the pipe there.
+                    self.close_asked = true;
+                    break;
                 }
                 if m.len() >= ipc::IPC_LARGE && !self.send_buffer_raised {
                     if let Stream::Unix(u) = &self.stream {

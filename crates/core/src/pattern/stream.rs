@@ -6,7 +6,7 @@
 use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::Msg;
-use crate::options::{id, strict_bool_value};
+use crate::options::{id, strict_bool_value, OptionValue};
 use crate::pipe::Pipe;
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -22,6 +22,13 @@ pub(crate) struct Stream {
     out: Option<u64>,
     more_out: bool,
     notify: bool,
+    /// The last routing id this socket made up for a peer: ZMQ_ROUTING_ID reads it back,
+    /// as libzmq's STREAM copies each generated id into its own routing id (until
+    /// ZMQ_ROUTING_ID is set again).
+    last_generated: Option<Bytes>,
+    /// Pipes this socket closed with an empty frame: libzmq announces only connections
+    /// the peer ended, not these.
+    closing: std::collections::HashSet<u64>,
 }
 
 impl Stream {
@@ -35,6 +42,8 @@ impl Stream {
             out: None,
             more_out: false,
             notify: true,
+            last_generated: None,
+            closing: Default::default(),
         }
     }
 
@@ -56,7 +65,9 @@ impl Pattern for Stream {
                 self.next_id = self.next_id.wrapping_add(1);
                 let mut v = vec![0u8; 5];
                 v[1..].copy_from_slice(&self.next_id.to_be_bytes());
-                Bytes::from(v)
+                let rid = Bytes::from(v);
+                self.last_generated = Some(rid.clone());
+                rid
             }
         };
         self.by_id.insert(rid.clone(), pipe.id);
@@ -71,6 +82,7 @@ impl Pattern for Stream {
             return;
         };
         self.by_id.remove(&rid);
+        let closed_here = self.closing.remove(&pipe_id);
         // What the peer sent before it closed comes first, then the notification.
         let pending = &mut self.pending;
         self.fq.remove_after(pipe_id, |mut data| {
@@ -80,7 +92,9 @@ impl Pattern for Stream {
             pending.push_back(head);
             pending.push_back(data);
         });
-        self.announce(&rid);
+        if !closed_here {
+            self.announce(&rid);
+        }
     }
 
     fn send(&mut self, msg: Msg) -> std::result::Result<(), (Error, Msg)> {
@@ -105,8 +119,16 @@ impl Pattern for Stream {
         let mut msg = msg;
         msg.set_more(false);
         self.more_out = false;
-        if let Some((p, _)) = self.out.take().and_then(|pid| self.pipes.get(&pid)) {
-            let _ = p.out.push(msg);
+        if let Some(pid) = self.out.take() {
+            if let Some((p, rid)) = self.pipes.get(&pid) {
+                if msg.is_empty() {
+                    // The close: the connection goes once what came before is written;
+                    // its id is no longer routable, and its end is not announced.
+                    self.by_id.remove(rid);
+                    self.closing.insert(pid);
+                }
+                let _ = p.out.push(msg);
+            }
         }
         Ok(())
     }
@@ -122,6 +144,8 @@ impl Pattern for Stream {
             };
             let mut head = Msg::from_bytes(rid.clone());
             head.set_more(true);
+            // The id frame carries the connection's properties (Peer-Address), as libzmq's.
+            head.set_metadata(data.metadata().cloned());
             let mut data = data;
             data.set_more(false);
             self.pending.push_back(data);
@@ -140,7 +164,18 @@ impl Pattern for Stream {
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
         match opt {
             id::STREAM_NOTIFY => Some(strict_bool_value(val).map(|v| self.notify = v)),
+            id::ROUTING_ID => {
+                // Set by the caller: that value reads back again (the socket stores it).
+                self.last_generated = None;
+                None
+            }
             _ => None,
         }
+    }
+
+    fn get_option(&self, opt: i32) -> Option<OptionValue> {
+        (opt == id::ROUTING_ID)
+            .then(|| self.last_generated.clone().map(OptionValue::Binary))
+            .flatten()
     }
 }
