@@ -16,6 +16,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PREFIX="${1:-$ROOT/dist}"
+[ "$PREFIX" = system ] || PREFIX="$(cd "$PREFIX" && pwd)"
 OUT="${CONFORMANCE_DIR:-$ROOT/build/conformance}/libzmq-tests"
 JOBS="${JOBS:-2}"
 VERSION=4.3.4
@@ -23,7 +24,7 @@ SHA256=0ff5a531c9ffaf0dfdc7dc78d13d1383088f454896d252934c429b2554d10559
 TARBALL="zeromq3_$VERSION.orig.tar.gz"
 mkdir -p "$OUT"
 if ! echo "$SHA256  $OUT/$TARBALL" | sha256sum -c --status 2>/dev/null; then
-  curl -sfL --retry 3 -o "$OUT/$TARBALL.tmp" \
+  curl -sSfL --retry 3 -o "$OUT/$TARBALL.tmp" \
     "http://deb.debian.org/debian/pool/main/z/zeromq3/$TARBALL"
   echo "$SHA256  $OUT/$TARBALL.tmp" | sha256sum -c --status \
     || { echo "libzmq-tests: bad checksum for $TARBALL" >&2; exit 1; }
@@ -32,7 +33,8 @@ fi
 SRC="$OUT/libzmq-$VERSION"
 [ -f "$SRC/tests/CMakeLists.txt" ] || tar xzf "$OUT/$TARBALL" -C "$OUT"
 
-so_path() { ldconfig -p | awk -v n="$1" '$1 == n && /x86-64/ { print $NF; exit }'; }
+# (awk reads all of ldconfig's output: an early exit could kill it with SIGPIPE.)
+so_path() { ldconfig -p | awk -v n="$1" '$1 == n && /x86-64/ && !p { p = $NF } END { print p }'; }
 if [ "$PREFIX" = system ]; then
   lib="$(so_path libzmq.so.5)"
 else
@@ -87,7 +89,9 @@ timing() { grep -qE "^~$1( |$)" "$HERE/known.txt"; }
 passed=0 skipped=0 known_failed=0 uncounted=0 bad=0
 for t in $tests; do
   read -r _ rc < "$res/$t.rc"
-  if [ "$PREFIX" != system ] && timing "$t" && [[ "$rc" =~ ^[0-9]+$ ]]; then
+  # A listed test may fail its checks (Unity exits with their count); a hang (124) or a
+  # crash (128 + signal) is unexpected.
+  if [ "$PREFIX" != system ] && timing "$t" && [[ "$rc" =~ ^[0-9]{1,2}$ ]]; then
     uncounted=$((uncounted + 1))
     echo "libzmq-tests: $t exit $rc (timing-dependent, not counted)"
   elif [ "$rc" = 0 ]; then
@@ -97,7 +101,7 @@ for t in $tests; do
     fi
   elif [ "$rc" = 77 ] && [[ "$t" == *_fuzzer ]]; then
     skipped=$((skipped + 1))
-  elif [ "$PREFIX" != system ] && known "$t" && [[ "$rc" =~ ^[0-9]+$ ]]; then
+  elif [ "$PREFIX" != system ] && known "$t" && [[ "$rc" =~ ^[1-9][0-9]?$ ]]; then
     known_failed=$((known_failed + 1))
   else
     echo "libzmq-tests: $t FAILED ($rc):" >&2

@@ -227,6 +227,11 @@ impl Context {
     /// stops the I/O thread. Returns `Interrupted` if a signal arrives while waiting.
     pub fn term(&self) -> Result<()> {
         self.shutdown();
+        if self.inner.reactor.get().is_some_and(|r| r.forked()) {
+            // A forked child: the sockets it inherited need the parent's I/O thread to
+            // close; libzmq gives EINTR here too.
+            return Err(Error::Interrupted);
+        }
         loop {
             let seen = self.inner.closed_signal.generation();
             {

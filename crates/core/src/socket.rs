@@ -1033,8 +1033,9 @@ impl Socket {
             let pos = st
                 .binds
                 .iter()
-                // By the resolved address only, as libzmq: "tcp://127.0.0.1:*" or "ipc://*"
-                // name no endpoint (ENOENT).
+                // By the resolved address only, as libzmq 4.3.4 (probed): "tcp://*:5555",
+                // "tcp://127.0.0.1:*" and "ipc://*" name no endpoint there (ENOENT), even
+                // when given to bind as such; "tcp://0.0.0.0:5555" does.
                 .position(|(_, resolved, _)| resolved == endpoint)
                 .ok_or(Error::NoEntry)?;
             st.binds.remove(pos).2

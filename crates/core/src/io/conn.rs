@@ -170,7 +170,7 @@ pub(super) struct Conn {
     /// Large bodies written in place, and what the engine encoded before them.
     writeq: WriteQueue,
     last_recv: Instant,
-    /// When the PING whose HEARTBEAT_TIMEOUT runs went out (None: no timeout running).
+    /// When the last PING with a HEARTBEAT_TIMEOUT running went out (None: none yet).
     ping_sent: Option<Instant>,
     peer_ttl: Option<Duration>,
     /// A ZAP request waiting for the handler's reply.
@@ -816,6 +816,12 @@ impl Conn {
                         continue;
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        if self.close_asked {
+                            // A STREAM close to a peer that does not read: close now and
+                            // drop the rest (libzmq ends the connection with its pipe),
+                            // rather than hold the descriptor for as long as it stalls.
+                            return Err(Close::Shutdown);
+                        }
                         self.arm_release_output();
                         // Have the poller report when there is room (this also takes the
                         // descriptor back from an application thread's claim), unless the
@@ -1217,10 +1223,11 @@ impl Conn {
         self.dead || (self.deferred_close.is_none() && self.timers.is_empty())
     }
 
-    /// The socket closed: deliver what is queued within `linger` ms. True = close now.
-    pub(super) fn start_linger(&mut self, linger: i32) -> bool {
+    /// The socket closed: deliver what is queued within `linger` ms. `Some(why)`: close
+    /// now, for that reason.
+    pub(super) fn start_linger(&mut self, linger: i32) -> Option<Close> {
         if linger == 0 {
-            return true;
+            return Some(Close::Shutdown);
         }
         // Not yet handshaked: keep going; the queue is flushed once the handshake is done.
         self.lingering = true;
@@ -1230,18 +1237,22 @@ impl Conn {
                 Timer::Linger(self.token),
             ));
         }
-        // A peer that ended its stream (seen now, or by the flush) ends the connection: a
-        // lingering connection reads no more, so no later event would end it, and what it
-        // holds cannot reach that peer (a connector's queue waits for its next
-        // connection). libzmq drops the connection on that end of stream as well.
         if !self.handshaked {
-            return false;
+            return None;
         }
+        // A peer that ended its stream (seen now, or by the flush) ends the connection as a
+        // disconnect: a lingering connection reads no more, so no later event would end
+        // it, and what it holds cannot reach that peer (a connector reconnects to deliver
+        // its queue, as libzmq's session does). libzmq drops the connection on that end of
+        // stream as well.
         if self.fin_seen {
-            return true;
+            return Some(Close::Disconnected);
         }
-        let failed = self.flush().is_err();
-        failed || self.fin_seen
+        match self.flush() {
+            Err(why) => Some(why),
+            Ok(()) if self.fin_seen => Some(Close::Disconnected),
+            Ok(()) => None,
+        }
     }
 
     pub(super) fn timer(&mut self, kind: Timer, now: Instant) -> Result<(), Close> {
@@ -1316,10 +1327,11 @@ impl Conn {
                 let period = if self.opts.heartbeat_ivl > 0 {
                     let ttl = (self.opts.heartbeat_ttl / 100).clamp(0, u16::MAX as i32) as u16;
                     self.engine.send_ping(ttl, b"");
-                    // As libzmq: the timeout runs from a PING (unless one is running),
-                    // and anything that comes in before it ends answers it.
+                    // As libzmq: a timeout runs from each PING unless the one before is
+                    // still unanswered; anything that comes in answers it.
                     let timeout = self.opts.effective_heartbeat_timeout();
-                    if timeout > 0 && self.ping_sent.is_none() {
+                    let answered = self.ping_sent.is_none_or(|sent| self.last_recv >= sent);
+                    if timeout > 0 && answered {
                         self.ping_sent = Some(now);
                         self.timers.push((
                             now + Duration::from_millis(timeout as u64),
@@ -1334,8 +1346,17 @@ impl Conn {
                     .push((now + period, Timer::Heartbeat(self.token)));
                 self.flush()
             }
-            Timer::HeartbeatTimeout(_) => match self.ping_sent.take() {
-                Some(sent) if self.last_recv < sent => Err(Close::Timeout),
+            // The timer of an earlier PING finds a later one's, not yet due: nothing to do.
+            Timer::HeartbeatTimeout(_) => match self.ping_sent {
+                Some(sent)
+                    if self.last_recv < sent
+                        && now.duration_since(sent)
+                            >= Duration::from_millis(
+                                self.opts.effective_heartbeat_timeout().max(0) as u64,
+                            ) =>
+                {
+                    Err(Close::Timeout)
+                }
                 _ => Ok(()),
             },
             _ => Ok(()),

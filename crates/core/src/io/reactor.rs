@@ -122,7 +122,7 @@ impl ReactorShared {
     /// True in a child forked from the process that started the I/O thread: the child
     /// has no I/O thread, so waiting for one would hang. As libzmq, it may still close
     /// the sockets and end the context it inherited (zmq_ctx_term gives EINTR).
-    fn forked(&self) -> bool {
+    pub(crate) fn forked(&self) -> bool {
         std::process::id() != self.pid
     }
 
@@ -132,6 +132,9 @@ impl ReactorShared {
 
     /// Asks the I/O thread to look at connection `token` (its pipe changed).
     pub(crate) fn schedule(&self, token: usize) {
+        if self.forked() {
+            return;
+        }
         let mut s = self.scheduled.lock().unwrap_or_else(|e| e.into_inner());
         let first = s.is_empty();
         // A connection already last in line needs no second entry; skipping it keeps the
@@ -586,11 +589,8 @@ impl Reactor {
         }
         let conns = self.conns_where(|c| c.socket.id == socket_id);
         for t in conns {
-            let done = self
-                .with_conn(t, |c| c.start_linger(linger))
-                .unwrap_or(false);
-            if done {
-                self.close_conn(t, Close::Shutdown);
+            if let Some(why) = self.with_conn(t, |c| c.start_linger(linger)).flatten() {
+                self.close_conn(t, why);
             }
         }
     }
@@ -732,7 +732,8 @@ impl Reactor {
             return;
         };
         c.conn = None;
-        if c.req.opts.reconnect_ivl < 0 || (self.stopping && c.lingering.is_none()) {
+        // No interval (0 or -1): no retry, as libzmq.
+        if c.req.opts.reconnect_ivl <= 0 || (self.stopping && c.lingering.is_none()) {
             return;
         }
         let ivl = c.ivl.max(1);

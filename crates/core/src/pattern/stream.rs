@@ -81,7 +81,11 @@ impl Pattern for Stream {
             self.fq.remove(pipe_id);
             return;
         };
-        self.by_id.remove(&rid);
+        // Its id may already name a newer connection (this one was closed from here and
+        // its id given out again): only this pipe's own entry goes.
+        if self.by_id.get(&rid) == Some(&pipe_id) {
+            self.by_id.remove(&rid);
+        }
         let closed_here = self.closing.remove(&pipe_id);
         // What the peer sent before it closed comes first, then the notification.
         let pending = &mut self.pending;
@@ -165,8 +169,11 @@ impl Pattern for Stream {
         match opt {
             id::STREAM_NOTIFY => Some(strict_bool_value(val).map(|v| self.notify = v)),
             id::ROUTING_ID => {
-                // Set by the caller: that value reads back again (the socket stores it).
-                self.last_generated = None;
+                // Set by the caller (a value the socket will take): that value reads back
+                // again, as the socket stores it.
+                if (1..=255).contains(&val.len()) {
+                    self.last_generated = None;
+                }
                 None
             }
             _ => None,
