@@ -132,9 +132,8 @@ impl ReactorShared {
 
     /// Asks the I/O thread to look at connection `token` (its pipe changed).
     pub(crate) fn schedule(&self, token: usize) {
-        if self.forked() {
-            return;
-        }
+        // No `forked` look here: it is a getpid per wake on the message path, and in a
+        // forked child a wake only reaches the parent's poller as a spurious one.
         let mut s = self.scheduled.lock().unwrap_or_else(|e| e.into_inner());
         let first = s.is_empty();
         // A connection already last in line needs no second entry; skipping it keeps the
