@@ -275,6 +275,11 @@ pub(crate) struct Queue {
     /// The `finished` count at which to wake a writer blocked at the HWM, or NOT_BLOCKED.
     wake_writer_at: AtomicU64,
     hwm: AtomicUsize,
+    /// The writing socket's ZMQ_SNDHWM and the reading socket's ZMQ_RCVHWM that `hwm`
+    /// is made of (`NO_PART` for a side that is not a socket: a connection's), kept so
+    /// that either socket changing its option re-sizes the queue, as in libzmq.
+    writer_part: AtomicUsize,
+    reader_part: AtomicUsize,
     reader_closed: AtomicBool,
     writer_closed: AtomicBool,
     /// ZMQ_CONFLATE: new messages go to `conflated` (the ring keeps anything pushed before).
@@ -314,13 +319,23 @@ pub(crate) enum PushRefused {
 type QueueWriter<'a> = Writer<'a, Msg, WriterState, ReaderState>;
 
 impl Queue {
-    /// A queue holding at most `hwm` messages (0 = unlimited).
+    /// A queue holding at most `hwm` messages (0 = unlimited), all of it the writer's
+    /// part.
+    #[cfg(test)]
     pub(crate) fn new(hwm: usize) -> Arc<Queue> {
+        Queue::with_parts(hwm, NO_PART)
+    }
+
+    /// A queue bounded by the writer's and the reader's parts (`NO_PART`: that side
+    /// has none), see `combined_hwm`.
+    fn with_parts(writer_part: usize, reader_part: usize) -> Arc<Queue> {
         Arc::new(Queue {
             ring: Spsc::new(WriterState::default(), ReaderState::default()),
             finished: Padded(AtomicU64::new(0)),
             wake_writer_at: AtomicU64::new(NOT_BLOCKED),
-            hwm: AtomicUsize::new(hwm),
+            hwm: AtomicUsize::new(combined_hwm(writer_part, reader_part)),
+            writer_part: AtomicUsize::new(writer_part),
+            reader_part: AtomicUsize::new(reader_part),
             reader_closed: AtomicBool::new(false),
             writer_closed: AtomicBool::new(false),
             conflate: AtomicBool::new(false),
@@ -395,7 +410,26 @@ impl Queue {
         self.wakers().writer = w;
     }
 
-    pub(crate) fn set_hwm(&self, hwm: usize) {
+    /// The writing socket's ZMQ_SNDHWM is now `hwm`: the queue's mark follows.
+    pub(crate) fn set_writer_part(&self, hwm: usize) {
+        self.writer_part.store(hwm, Ordering::SeqCst);
+        self.update_hwm();
+    }
+
+    /// The reading socket's ZMQ_RCVHWM is now `hwm`: the queue's mark follows.
+    pub(crate) fn set_reader_part(&self, hwm: usize) {
+        self.reader_part.store(hwm, Ordering::SeqCst);
+        self.update_hwm();
+    }
+
+    fn update_hwm(&self) {
+        if !self.is_conflate() {
+            let w = self.writer_part.load(Ordering::SeqCst);
+            self.set_hwm(combined_hwm(w, self.reader_part.load(Ordering::SeqCst)));
+        }
+    }
+
+    fn set_hwm(&self, hwm: usize) {
         self.hwm.store(hwm, Ordering::SeqCst);
         // A writer blocked under the old mark re-checks under the new one.
         if self.wake_writer_at.swap(NOT_BLOCKED, Ordering::SeqCst) != NOT_BLOCKED {
@@ -1030,6 +1064,20 @@ impl std::hash::Hasher for PipeIdHasher {
     }
 }
 
+/// A side of a queue that is not a socket (a connection's), so has no part in its mark.
+pub(crate) const NO_PART: usize = usize::MAX;
+
+/// A queue's mark from its two sides' parts: their sum between two sockets (inproc, as
+/// libzmq), or the one socket's part; 0 (unlimited) if a socket's part is 0.
+fn combined_hwm(writer_part: usize, reader_part: usize) -> usize {
+    match (writer_part, reader_part) {
+        (NO_PART, NO_PART) => 0,
+        (NO_PART, one) | (one, NO_PART) => one,
+        (0, _) | (_, 0) => 0,
+        (w, r) => w + r,
+    }
+}
+
 /// A map keyed by pipe id.
 pub(crate) type PipeMap<V> =
     std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<PipeIdHasher>>;
@@ -1043,10 +1091,13 @@ pub(crate) struct Pipe {
 }
 
 impl Pipe {
-    /// Creates the two ends of a pipe: (this side, the peer's side).
+    /// Creates the two ends of a pipe: (this side, the peer's side). `hwm_out` and
+    /// `hwm_in` are this side's ZMQ_SNDHWM and ZMQ_RCVHWM, the parts it has in the two
+    /// queues; the peer's side has none until `set_writer_part` / `set_reader_part`
+    /// give it its own (inproc).
     pub(crate) fn pair(hwm_out: usize, hwm_in: usize) -> (Arc<Pipe>, Arc<Pipe>) {
-        let a_to_b = Queue::new(hwm_out);
-        let b_to_a = Queue::new(hwm_in);
+        let a_to_b = Queue::with_parts(hwm_out, NO_PART);
+        let b_to_a = Queue::with_parts(NO_PART, hwm_in);
         let a = Arc::new(Pipe {
             id: NEXT_PIPE_ID.fetch_add(1, Ordering::Relaxed),
             out: a_to_b.clone(),
@@ -1089,6 +1140,37 @@ mod tests {
         q1.set_reader(Waker::Socket(sig.clone()));
         assert!(q1.push(Msg::copy_from(b"c")).is_ok());
         assert_eq!(sig.generation(), before + 2);
+    }
+
+    #[test]
+    fn a_queue_between_two_sockets_holds_both_parts_and_follows_either_change() {
+        assert_eq!(combined_hwm(NO_PART, NO_PART), 0);
+        assert_eq!(combined_hwm(7, NO_PART), 7);
+        assert_eq!(combined_hwm(NO_PART, 7), 7);
+        assert_eq!(combined_hwm(0, 7), 0, "a socket without a mark: none");
+        let (writer, reader) = Pipe::pair(1, 1);
+        reader.inq.set_reader_part(1);
+        let fill = |q: &Queue| {
+            let mut n = 0;
+            while n < 100 && q.push_copy(b"m") == Ok(()) {
+                n += 1;
+            }
+            n
+        };
+        assert_eq!(fill(&writer.out), 2, "1 + 1");
+        writer.out.set_writer_part(5);
+        assert_eq!(fill(&writer.out), 4, "5 + 1, two queued already");
+        reader.inq.set_reader_part(3);
+        assert_eq!(fill(&writer.out), 2, "5 + 3");
+        writer.out.set_writer_part(0);
+        assert_eq!(fill(&writer.out), 100, "no mark");
+        writer.out.set_conflate();
+        writer.out.set_writer_part(1);
+        assert_eq!(
+            writer.out.hwm.load(Ordering::SeqCst),
+            0,
+            "conflate keeps none"
+        );
     }
 
     #[test]

@@ -1112,6 +1112,18 @@ impl Socket {
             return r;
         }
         if st.opts.set(opt, val)? {
+            // The pipes there are follow a new watermark, as in libzmq (a queue between
+            // two sockets is their two parts added up, see `pipe::combined_hwm`).
+            if opt == id::SNDHWM || opt == id::RCVHWM {
+                let (snd, rcv) = (st.opts.sndhwm as usize, st.opts.rcvhwm as usize);
+                for p in st.pipes.values() {
+                    if opt == id::SNDHWM {
+                        p.out.set_writer_part(snd);
+                    } else {
+                        p.inq.set_reader_part(rcv);
+                    }
+                }
+            }
             return Ok(());
         }
         Err(Error::InvalidArgument)

@@ -216,6 +216,46 @@ fn generic_option_defaults_match_libzmq() {
 }
 
 #[test]
+fn use_fd_refuses_what_is_not_a_listening_stream_socket_and_leaves_it_open() {
+    use std::os::fd::AsRawFd;
+    let ctx = Context::new();
+    let s = ctx.socket(SocketType::Pull).unwrap();
+    // A datagram socket is a socket of the wrong kind: EINVAL, and it stays the caller's.
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    s.set_option(opt::USE_FD, &udp.as_raw_fd().to_ne_bytes())
+        .unwrap();
+    assert_eq!(s.bind("tcp://127.0.0.1:*"), Err(Error::InvalidArgument));
+    assert!(
+        udp.local_addr().is_ok(),
+        "the refused descriptor was closed"
+    );
+    // A stream socket of another family than the endpoint's: EINVAL.
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    s.set_option(opt::USE_FD, &tcp.as_raw_fd().to_ne_bytes())
+        .unwrap();
+    let path = std::env::temp_dir().join(format!("ferromq-usefd-{}", std::process::id()));
+    let ep = format!("ipc://{}", path.display());
+    assert_eq!(s.bind(&ep), Err(Error::InvalidArgument));
+    assert!(tcp.local_addr().is_ok());
+    assert!(!path.exists(), "a refused ipc bind left a file");
+    // Not a socket at all: an error (ENOTSOCK), and the file stays open.
+    let mut file = tempfile_in_tmp();
+    s.set_option(opt::USE_FD, &file.as_raw_fd().to_ne_bytes())
+        .unwrap();
+    assert!(s.bind("tcp://127.0.0.1:*").is_err());
+    file.write_all(b"still open").unwrap();
+    drop(s);
+    term(ctx);
+}
+
+fn tempfile_in_tmp() -> std::fs::File {
+    let path = std::env::temp_dir().join(format!("ferromq-usefd-file-{}", std::process::id()));
+    let f = std::fs::File::create(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    f
+}
+
+#[test]
 fn invert_matching_is_a_generic_option() {
     let ctx = Context::new();
     let d = ctx.socket(SocketType::Dealer).unwrap();

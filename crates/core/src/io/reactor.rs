@@ -14,7 +14,7 @@ use crate::pipe::Pipe;
 use crate::signal::{Signal, Wait};
 use crate::socket::SocketShared;
 use crate::transport::socks::{self, SocksClient};
-use crate::transport::{ipc, tcp, Endpoint};
+use crate::transport::{adopt_listener, ipc, tcp, Endpoint};
 use mio::{Events, Interest, Poll, Token};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -153,11 +153,27 @@ impl ReactorShared {
         let (listener, endpoint) = match &req.endpoint {
             Endpoint::Tcp { host, port, .. } => {
                 let addr = tcp::bind_addr(host, port, &req.opts)?;
-                let std_l = tcp::listen(addr, &req.opts)?;
+                let std_l = if req.opts.use_fd >= 0 {
+                    // ZMQ_USE_FD: the caller's listening socket; the address only had
+                    // to resolve, as in libzmq.
+                    let families = [libc::AF_INET, libc::AF_INET6];
+                    std::net::TcpListener::from(adopt_listener(req.opts.use_fd, &families)?)
+                } else {
+                    tcp::listen(addr, &req.opts)?
+                };
                 std_l.set_nonblocking(true)?;
                 let local = std_l.local_addr()?;
                 let l = mio::net::TcpListener::from_std(std_l);
                 (Listener::Tcp(l), tcp::endpoint_string(&local))
+            }
+            Endpoint::Ipc(path) if req.opts.use_fd >= 0 => {
+                // ZMQ_USE_FD: the caller's listening socket, and its file (if any) stays
+                // the caller's: not removed at bind or close, as in libzmq.
+                let fd = adopt_listener(req.opts.use_fd, &[libc::AF_UNIX])?;
+                let std_l = std::os::unix::net::UnixListener::from(fd);
+                std_l.set_nonblocking(true)?;
+                let l = mio::net::UnixListener::from_std(std_l);
+                (Listener::Unix(l, String::new()), ipc::endpoint_string(path))
             }
             Endpoint::Ipc(path) => {
                 let path = if path == "*" {
@@ -437,24 +453,32 @@ impl Reactor {
                     opts,
                 } => {
                     let fd = listener.fd();
-                    if self
-                        .poll
-                        .registry()
-                        .register(listener.source(), Token(token), Interest::READABLE)
-                        .is_ok()
-                    {
-                        socket.emit(event::LISTENING, fd as u32, &endpoint);
-                        self.listeners.insert(
-                            token,
-                            ListenerEntry {
-                                listener,
-                                socket,
-                                endpoint,
-                                opts,
-                            },
-                        );
-                    } else {
-                        socket.emit(event::BIND_FAILED, 0, &endpoint);
+                    let registered = self.poll.registry().register(
+                        listener.source(),
+                        Token(token),
+                        Interest::READABLE,
+                    );
+                    match registered {
+                        Ok(()) => {
+                            socket.emit(event::LISTENING, fd as u32, &endpoint);
+                            self.listeners.insert(
+                                token,
+                                ListenerEntry {
+                                    listener,
+                                    socket,
+                                    endpoint,
+                                    opts,
+                                },
+                            );
+                        }
+                        Err(e) => {
+                            socket.emit(event::BIND_FAILED, 0, &endpoint);
+                            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                                // A ZMQ_USE_FD descriptor bound twice: a live listener
+                                // owns it, and closing it here would end that one.
+                                std::mem::forget(listener);
+                            }
+                        }
                     }
                 }
                 Command::Connect { token, req, pipe } => {

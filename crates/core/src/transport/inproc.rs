@@ -14,8 +14,6 @@ pub(crate) struct Pending {
     pipe: Arc<Pipe>,
     /// What the binder should know of the connecting peer.
     meta: PeerMeta,
-    connector_sndhwm: usize,
-    connector_rcvhwm: usize,
     /// The connecting socket's pipe id (to cancel on disconnect).
     connector_pipe: u64,
 }
@@ -27,14 +25,6 @@ pub(crate) fn cancel_pending(sock: &Arc<SocketShared>, connector_pipe: u64) {
         list.retain(|p| p.connector_pipe != connector_pipe);
     }
     st.inproc_pending.retain(|_, l| !l.is_empty());
-}
-
-fn sum_hwm(a: usize, b: usize) -> usize {
-    if a == 0 || b == 0 {
-        0
-    } else {
-        a + b
-    }
 }
 
 /// Registers `name` for `sock`, and attaches connects that were waiting for it.
@@ -51,13 +41,9 @@ pub(crate) fn bind(sock: &Arc<SocketShared>, name: &str) -> Result<()> {
     };
     let opts = sock.options();
     for p in pending {
-        // Now both sides' watermarks are known.
-        p.pipe
-            .inq
-            .set_hwm(sum_hwm(p.connector_sndhwm, opts.rcvhwm as usize));
-        p.pipe
-            .out
-            .set_hwm(sum_hwm(opts.sndhwm as usize, p.connector_rcvhwm));
+        // Now the binder's parts of the two queues are known (the connector's are in).
+        p.pipe.inq.set_reader_part(opts.rcvhwm as usize);
+        p.pipe.out.set_writer_part(opts.sndhwm as usize);
         sock.attach_bound_inproc_pipe(p.pipe, &p.meta);
     }
     Ok(())
@@ -97,10 +83,9 @@ pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
             // types only in the ZMTP handshake, which inproc does not have); a pending
             // connect, whose binder's type is not known yet, is attached anyway too.
             let theirs = peer.options();
-            let (mine, their_end) = Pipe::pair(
-                sum_hwm(my.sndhwm as usize, theirs.rcvhwm as usize),
-                sum_hwm(theirs.sndhwm as usize, my.rcvhwm as usize),
-            );
+            let (mine, their_end) = Pipe::pair(my.sndhwm as usize, my.rcvhwm as usize);
+            their_end.inq.set_reader_part(theirs.rcvhwm as usize);
+            their_end.out.set_writer_part(theirs.sndhwm as usize);
             let id = mine.id;
             let peer_meta = PeerMeta {
                 socket_type: peer.kind,
@@ -120,8 +105,6 @@ pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
                 .push(Pending {
                     pipe: their_end,
                     meta: my_meta,
-                    connector_sndhwm: my.sndhwm as usize,
-                    connector_rcvhwm: my.rcvhwm as usize,
                     connector_pipe: id,
                 });
             drop(ctx);

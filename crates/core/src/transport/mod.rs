@@ -28,6 +28,44 @@ pub(crate) fn stream_socket(family: i32) -> std::io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(raw) })
 }
 
+/// The listening socket a ZMQ_USE_FD option names, taken over for a bind of `family`
+/// (AF_INET or AF_INET6 for tcp, AF_UNIX for ipc): from here on it is the listener's, and
+/// closed with it, as libzmq does. The caller made, bound and listened on it; it is not
+/// bound or listened on again. Checked before it is taken: not a socket is ENOTSOCK, a
+/// socket of another kind (datagram, another family) is EINVAL, and the caller keeps it.
+pub(crate) fn adopt_listener(fd: RawFd, families: &[i32]) -> Result<OwnedFd> {
+    let int_option = |name: i32| -> std::io::Result<i32> {
+        let mut val: i32 = 0;
+        let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
+        // SAFETY: getsockopt writes at most `len` bytes into the int on the stack; an fd
+        // that is not open or not a socket makes it fail, touching nothing.
+        cvt(unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                name,
+                &mut val as *mut i32 as *mut libc::c_void,
+                &mut len,
+            )
+        })?;
+        Ok(val)
+    };
+    let domain = int_option(libc::SO_DOMAIN)?;
+    if int_option(libc::SO_TYPE)? != libc::SOCK_STREAM || !families.contains(&domain) {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: `fd` is an open stream socket (checked above) that ZMQ_USE_FD hands over to
+    // the library; the caller gives up its own use of it by setting the option.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: plain fcntl calls on the descriptor just taken.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags >= 0 {
+        // SAFETY: as above.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) };
+    }
+    Ok(owned)
+}
+
 /// Splits `host:port` at the last colon, without the brackets of an IPv6 host
 /// (`[::1]:5555`); None without a colon.
 pub(crate) fn split_host_port(addr: &str) -> Option<(&str, &str)> {

@@ -1,0 +1,92 @@
+/* ZMQ_USE_FD: a bind takes the caller's listening socket instead of making its own
+ * (libzmq 4.3.4's test_use_fd), over tcp and ipc. The socket becomes the library's: it is
+ * closed with the zmq socket; an ipc socket's file stays the caller's (neither removed at
+ * bind, which would strand the listener, nor at close). Passes on Debian's libzmq. */
+#include "testutil.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A message goes from a PUSH connected to `ep` to `pull`. */
+static void exchange(void *ctx, void *pull, const char *ep) {
+    void *push = zmq_socket(ctx, ZMQ_PUSH);
+    CHECK_RC(zmq_connect(push, ep));
+    CHECK(zmq_send(push, "hello", 5, 0) == 5);
+    char buf[8];
+    CHECK(zmq_recv(pull, buf, sizeof buf, 0) == 5);
+    CHECK(memcmp(buf, "hello", 5) == 0);
+    CHECK_RC(zmq_close(push));
+}
+
+/* True once `fd` is closed (within 2 s: the I/O thread closes listeners). */
+static int closed_soon(int fd) {
+    for (int i = 0; i < 200; i++) {
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            return 1;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+int main(void) {
+    void *ctx = zmq_ctx_new();
+
+    /* tcp: the caller binds and listens on an ephemeral port. */
+    int tfd = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(tfd >= 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = 0};
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(bind(tfd, (struct sockaddr *)&sin, sizeof sin) == 0);
+    CHECK(listen(tfd, 16) == 0);
+    socklen_t slen = sizeof sin;
+    CHECK(getsockname(tfd, (struct sockaddr *)&sin, &slen) == 0);
+    char tcp_ep[64];
+    snprintf(tcp_ep, sizeof tcp_ep, "tcp://127.0.0.1:%u", ntohs(sin.sin_port));
+
+    void *pull = zmq_socket(ctx, ZMQ_PULL);
+    tu_set_int(pull, ZMQ_USE_FD, tfd);
+    int got = 0;
+    size_t len = sizeof got;
+    CHECK_RC(zmq_getsockopt(pull, ZMQ_USE_FD, &got, &len));
+    CHECK(got == tfd);
+    CHECK_RC(zmq_bind(pull, tcp_ep));
+    char ep[256];
+    tu_last_endpoint(pull, ep, sizeof ep);
+    CHECK(strcmp(ep, tcp_ep) == 0);
+    exchange(ctx, pull, tcp_ep);
+    CHECK_RC(zmq_close(pull));
+    CHECK(closed_soon(tfd));
+
+    /* ipc: the caller's socket file. */
+    char dir[] = "/tmp/ferromq-usefd-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    snprintf(sun.sun_path, sizeof sun.sun_path, "%s/s", dir);
+    int ufd = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(ufd >= 0);
+    CHECK(bind(ufd, (struct sockaddr *)&sun, sizeof sun) == 0);
+    CHECK(listen(ufd, 16) == 0);
+    char ipc_ep[160];
+    snprintf(ipc_ep, sizeof ipc_ep, "ipc://%s", sun.sun_path);
+
+    pull = zmq_socket(ctx, ZMQ_PULL);
+    tu_set_int(pull, ZMQ_USE_FD, ufd);
+    CHECK_RC(zmq_bind(pull, ipc_ep));
+    exchange(ctx, pull, ipc_ep);
+    exchange(ctx, pull, ipc_ep);
+    CHECK_RC(zmq_close(pull));
+    CHECK(closed_soon(ufd));
+    CHECK(access(sun.sun_path, F_OK) == 0);
+    CHECK(unlink(sun.sun_path) == 0);
+    CHECK(rmdir(dir) == 0);
+
+    CHECK_RC(zmq_ctx_term(ctx));
+    return tu_finish("test_use_fd");
+}
