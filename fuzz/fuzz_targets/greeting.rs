@@ -2,7 +2,8 @@
 //! engine's verdict on the 64-byte greeting (or a ZMTP 2.0 peer's 12 bytes,
 //! RFC 15) is compared with a reference model of the RFCs' rules, both on every
 //! prefix and on the whole greeting, and so is what it sends back: the
-//! signature and major version first, the rest once the peer's version is in.
+//! signature first, our major version once the peer's signature is in, the
+//! rest once the peer's version is.
 //!
 //! Input: [mechanism/role] [4 chunk bytes] bytes...
 #![no_main]
@@ -97,6 +98,7 @@ fuzz_target!(|data: &[u8]| {
             None => {
                 assert!(e.failed.is_none(), "{:?}", e.failed);
                 let sent = match first[..fed].get(10) {
+                    None if fed < 10 => 10,
                     None => 11,
                     Some(1) => 12,
                     Some(_) => 64,

@@ -459,10 +459,11 @@ impl Checked {
     pub fn new(cfg: EngineConfig) -> Self {
         let max_msg_size = cfg.max_msg_size;
         let engine = Engine::new(cfg);
-        // The greeting's signature and major version; the rest waits for the peer's.
+        // The greeting's signature; our major version waits for the peer's signature,
+        // the rest for the peer's version.
         assert_eq!(
             engine.output().len(),
-            11,
+            10,
             "greeting start queued at creation"
         );
         Checked {
@@ -823,28 +824,39 @@ struct Rewriter {
     next_frame: usize,
     /// Whether any mutation was applied.
     hit: bool,
-    /// The greeting so far: it goes out in two steps (signature and major version, the
-    /// rest once the peer's version is in), and is held back until whole.
+    /// The greeting after its first 11 bytes so far, held back until whole. It goes out
+    /// in three steps (signature; major version once the peer's signature is in; the
+    /// rest once the peer's version is), so the first 11 bytes pass at once, unchanged,
+    /// and the greeting's mutations apply to the rest.
     greeting: Vec<u8>,
+    /// How many of the greeting's first 11 bytes have passed.
+    prefix_passed: usize,
 }
+
+/// The greeting's first bytes, which pass the rewriter unchanged: signature, major version.
+const PREFIX: usize = 11;
 
 impl Rewriter {
     fn rewrite(&mut self, stream: Vec<u8>) -> Vec<u8> {
         let mut frames: Vec<(Vec<u8>, bool)> = Vec::new();
         let mut rest = &stream[..];
+        let mut out = Vec::with_capacity(stream.len());
         if self.next_frame == 0 {
-            let take = (64 - self.greeting.len()).min(rest.len());
+            let pass = (PREFIX - self.prefix_passed).min(rest.len());
+            out.extend_from_slice(&rest[..pass]);
+            self.prefix_passed += pass;
+            rest = &rest[pass..];
+            let take = (64 - PREFIX - self.greeting.len()).min(rest.len());
             self.greeting.extend_from_slice(&rest[..take]);
             rest = &rest[take..];
-            if self.greeting.len() < 64 {
-                return Vec::new();
+            if self.greeting.len() < 64 - PREFIX {
+                return out;
             }
             frames.push((std::mem::take(&mut self.greeting), true));
         }
         for r in frame_ranges(rest) {
             frames.push((rest[r].to_vec(), false));
         }
-        let mut out = Vec::with_capacity(stream.len());
         for (f, is_greeting) in frames {
             let n = self.next_frame;
             self.next_frame += 1;
@@ -933,6 +945,7 @@ pub fn curve_target(data: &[u8], server_under_test: bool) {
         next_frame: 0,
         hit: false,
         greeting: Vec::new(),
+        prefix_passed: 0,
     };
     let mut a = Checked::new(config(compatible_peer(ours), theirs, None));
     {

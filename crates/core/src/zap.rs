@@ -49,6 +49,7 @@ impl ZapClient {
             socket_type: SocketType::Dealer,
             routing_id: None,
             connect_routing_id: None,
+            props: None,
         };
         if !handler.attach_pipe(theirs, Some(&meta)) {
             return None;

@@ -161,19 +161,22 @@ pub struct Engine {
     pending: Option<Event>,
     /// (more, command) of the frame whose large body is being received directly.
     direct: Option<(bool, bool)>,
-    /// The greeting's second part (after [`greeting::PREFIX_LEN`] bytes) is queued.
+    /// Our major version (after the signature) is queued: the peer's signature is in.
+    major_sent: bool,
+    /// The greeting's last part (after [`greeting::PREFIX_LEN`] bytes) is queued.
     greeting_done: bool,
 }
 
 impl Engine {
     /// Creates the engine and queues the start of our greeting: the signature
-    /// (0xFF, the routing id's length + 1 as 8 bytes, 0x7F) and major version 3.
-    /// The rest (minor version 1, the mechanism name zero-padded to 20 bytes,
-    /// as-server, 31 zero bytes) follows once the peer's major version has
-    /// arrived; a ZMTP 2.0 peer gets our socket type number instead.
+    /// (0xFF, the routing id's length + 1 as 8 bytes, 0x7F). Major version 3
+    /// follows once the peer's signature is in, and the rest (minor version 1,
+    /// the mechanism name zero-padded to 20 bytes, as-server, 31 zero bytes)
+    /// once the peer's major version is; a ZMTP 2.0 peer gets our socket type
+    /// number instead. The same three writes as libzmq's.
     pub fn new(cfg: EngineConfig) -> Engine {
         let mut out = BytesMut::with_capacity(256);
-        out.put_slice(&greeting::encode_prefix(cfg.routing_id.len()));
+        out.put_slice(&greeting::encode_prefix(cfg.routing_id.len())[..greeting::SIGNATURE_LEN]);
         let handshake = Handshake::new(&cfg.mechanism, cfg.null_zap);
         Engine {
             cfg,
@@ -189,6 +192,7 @@ impl Engine {
             zap_accepted: None,
             pending: None,
             direct: None,
+            major_sent: false,
             greeting_done: false,
         }
     }
@@ -432,8 +436,14 @@ impl Engine {
     }
 
     fn read_greeting(&mut self) -> Result<bool, ProtocolError> {
-        let Some(major) = greeting::peer_major(self.input.data())? else {
-            self.need = greeting::PREFIX_LEN - self.input.data().len();
+        let got = self.input.data().len();
+        let peer_major = greeting::peer_major(self.input.data())?;
+        if !self.major_sent && got >= greeting::SIGNATURE_LEN {
+            self.out.put_u8(greeting::OUR_MAJOR);
+            self.major_sent = true;
+        }
+        let Some(major) = peer_major else {
+            self.need = greeting::PREFIX_LEN - got;
             return Ok(false);
         };
         if major == greeting::ZMTP2_REVISION {

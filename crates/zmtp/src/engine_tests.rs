@@ -54,13 +54,17 @@ fn ready_sub(max_msg_size: Option<u64>) -> Engine {
 #[test]
 fn ready_is_queued_only_after_a_valid_greeting() {
     let mut e = Engine::new(config(SocketType::Dealer, b"me"));
-    // The signature (padding: routing id length + 1) and major version; the rest waits
-    // for the peer's version.
-    assert_eq!(e.output(), &[0xFF, 0, 0, 0, 0, 0, 0, 0, 3, 0x7F, 3]);
+    // The signature (padding: routing id length + 1); the major version waits for the
+    // peer's signature, the rest for the peer's version, as libzmq's.
+    assert_eq!(e.output(), &[0xFF, 0, 0, 0, 0, 0, 0, 0, 3, 0x7F]);
     let g = peer_greeting(1);
-    e.feed(&g[..10]);
+    e.feed(&g[..9]);
+    assert_eq!(e.poll_event(), Ok(None));
+    assert_eq!(e.output().len(), greeting::SIGNATURE_LEN);
+    e.feed(&g[9..10]);
     assert_eq!(e.poll_event(), Ok(None));
     assert_eq!(e.output().len(), greeting::PREFIX_LEN);
+    assert_eq!(e.output()[10], 3, "our major version");
     e.feed(&g[10..63]);
     assert_eq!(e.poll_event(), Ok(None));
     assert_eq!(e.output().len(), GREETING_LEN);
@@ -391,11 +395,11 @@ fn take_messages_lends_small_bodies_and_stops_at_anything_else() {
 fn output_is_consumed_incrementally() {
     let mut e = Engine::new(config(SocketType::Pair, b""));
     assert!(e.has_output());
-    let first = e.output()[..10].to_vec();
-    e.consume_output(10);
-    assert_eq!(e.output().len(), greeting::PREFIX_LEN - 10);
+    let first = e.output()[..4].to_vec();
+    e.consume_output(4);
+    assert_eq!(e.output().len(), greeting::SIGNATURE_LEN - 4);
     assert_eq!(first[0], 0xFF);
-    e.consume_output(greeting::PREFIX_LEN - 10);
+    e.consume_output(greeting::SIGNATURE_LEN - 4);
     assert!(!e.has_output());
     e.send_error("bye");
     assert_eq!(e.output(), b"\x04\x0a\x05ERROR\x03bye");
@@ -677,10 +681,15 @@ fn mechanism_mismatch_between_plain_and_curve() {
     let keys = KeyPair::generate().unwrap();
     let mut client = secure(SocketType::Dealer, plain_client(b"u", b"p"));
     let mut server = secure(SocketType::Router, MechanismConfig::CurveServer { keys });
-    server.feed(&client.output()[..greeting::PREFIX_LEN]);
+    // Signatures, then major versions, crossing.
+    server.feed(&client.output()[..greeting::SIGNATURE_LEN]);
+    assert_eq!(server.poll_event(), Ok(None));
+    client.feed(&server.output()[..greeting::PREFIX_LEN]);
+    assert_eq!(client.poll_event(), Ok(None));
+    server.feed(&client.output()[greeting::SIGNATURE_LEN..greeting::PREFIX_LEN]);
     assert_eq!(server.poll_event(), Ok(None));
     assert_eq!(server.output()[32], 1, "server announces as-server");
-    let g = server.output().to_vec();
+    let g = server.output()[greeting::PREFIX_LEN..].to_vec();
     client.feed(&g);
     assert!(matches!(
         client.poll_event(),
@@ -692,7 +701,7 @@ fn mechanism_mismatch_between_plain_and_curve() {
 fn take_output_hands_over_what_was_encoded_so_far() {
     let mut e = Engine::new(config(SocketType::Pair, b""));
     let greeting = e.take_output();
-    assert_eq!(greeting.len(), greeting::PREFIX_LEN);
+    assert_eq!(greeting.len(), greeting::SIGNATURE_LEN);
     assert!(!e.has_output());
     e.send_error("x");
     assert_eq!(e.output(), b"\x04\x08\x05ERROR\x01x");

@@ -6,14 +6,19 @@
 //!
 //! A ZMTP 2.0 peer (RFC 15, libzmq 3.2) sends the same signature, then its
 //! revision 1 where the major version stands and its socket type number, 12
-//! bytes in all. So the greeting goes out in two steps, as libzmq sends it:
-//! the signature and major version first, the rest once the peer's version is
-//! known (for a 2.0 peer: only our socket type).
+//! bytes in all. So the greeting goes out in three steps, as libzmq sends it:
+//! the signature first (which an unversioned ZMTP 1.0 peer would read as an
+//! empty identity frame), our major version once the peer's signature is in,
+//! the rest once the peer's version is known (for a 2.0 peer: only our socket
+//! type).
 
 use crate::error::ProtocolError;
 
 /// Total greeting length.
 pub(crate) const GREETING_LEN: usize = 64;
+/// The signature: sent first, alone, and all of the peer's greeting that must be in
+/// before our major version goes out.
+pub(crate) const SIGNATURE_LEN: usize = 10;
 /// Bytes sent before the peer's version is known: the signature and our major version.
 pub(crate) const PREFIX_LEN: usize = 11;
 /// The revision byte (where 3.x has its major version) of a ZMTP 2.0 peer.

@@ -756,6 +756,7 @@ impl Conn {
             } else {
                 None
             },
+            props: self.meta.clone(),
         };
         // STREAM keeps the I/O thread as its only driver (its empty-frame close and raw
         // reads have no inline path).

@@ -227,6 +227,7 @@ impl ReactorShared {
                 socket_type: req.socket.kind,
                 routing_id: None,
                 connect_routing_id: Some(rid),
+                props: None,
             });
             if !req.socket.attach_pipe(sock_end, meta.as_ref()) {
                 return Err(Error::NotSocket);

@@ -36,6 +36,9 @@ pub(crate) struct PeerMeta {
     pub(crate) routing_id: Option<Bytes>,
     /// CONNECT_ROUTING_ID given when this pipe was connected, if any.
     pub(crate) connect_routing_id: Option<Bytes>,
+    /// The connection's properties (Peer-Address, ...), which its messages carry: a
+    /// STREAM's notifications carry them too. None for inproc and pipes made at connect.
+    pub(crate) props: Option<Arc<crate::msg::Metadata>>,
 }
 
 /// Which frames a pattern takes as bytes (`Pattern::send_slice`): a message's last frame,
@@ -160,6 +163,7 @@ mod tests {
                 socket_type: SocketType::Dealer,
                 routing_id: Some(Bytes::from_static(b"peer")),
                 connect_routing_id: None,
+                props: None,
             };
             p.attach(mine, Some(&meta));
             let declared = p.slice_frames();

@@ -5,7 +5,7 @@
 
 use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
-use crate::msg::Msg;
+use crate::msg::{Metadata, Msg};
 use crate::options::{id, strict_bool_value, OptionValue};
 use crate::pipe::Pipe;
 use bytes::Bytes;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 pub(crate) struct Stream {
     fq: FairQueue,
-    pipes: HashMap<u64, (Arc<Pipe>, Bytes)>,
+    pipes: HashMap<u64, Peer>,
     by_id: HashMap<Bytes, u64>,
     next_id: u32,
     /// Frames ready for the application (notifications, or the data after an id frame).
@@ -29,6 +29,13 @@ pub(crate) struct Stream {
     /// Pipes this socket closed with an empty frame: libzmq announces only connections
     /// the peer ended, not these.
     closing: std::collections::HashSet<u64>,
+}
+
+/// A pipe with its routing id and its connection's properties.
+struct Peer {
+    pipe: Arc<Pipe>,
+    rid: Bytes,
+    props: Option<Arc<Metadata>>,
 }
 
 impl Stream {
@@ -47,10 +54,13 @@ impl Stream {
         }
     }
 
-    fn announce(&mut self, rid: &Bytes) {
+    /// The notification of a connection or disconnection: [id][empty], the id frame
+    /// with the connection's properties (Peer-Address), as libzmq's.
+    fn announce(&mut self, rid: &Bytes, props: Option<Arc<Metadata>>) {
         if self.notify {
             let mut head = Msg::from_bytes(rid.clone());
             head.set_more(true);
+            head.set_metadata(props);
             self.pending.push_back(head);
             self.pending.push_back(Msg::new());
         }
@@ -71,13 +81,19 @@ impl Pattern for Stream {
             }
         };
         self.by_id.insert(rid.clone(), pipe.id);
-        self.pipes.insert(pipe.id, (pipe.clone(), rid.clone()));
+        let props = meta.and_then(|m| m.props.clone());
+        let peer = Peer {
+            pipe: pipe.clone(),
+            rid: rid.clone(),
+            props: props.clone(),
+        };
+        self.pipes.insert(pipe.id, peer);
         self.fq.attach(pipe);
-        self.announce(&rid);
+        self.announce(&rid, props);
     }
 
     fn detach(&mut self, pipe_id: u64) {
-        let Some((_, rid)) = self.pipes.remove(&pipe_id) else {
+        let Some(Peer { rid, props, .. }) = self.pipes.remove(&pipe_id) else {
             self.fq.remove(pipe_id);
             return;
         };
@@ -92,12 +108,13 @@ impl Pattern for Stream {
         self.fq.remove_after(pipe_id, |mut data| {
             let mut head = Msg::from_bytes(rid.clone());
             head.set_more(true);
+            head.set_metadata(data.metadata().cloned());
             data.set_more(false);
             pending.push_back(head);
             pending.push_back(data);
         });
         if !closed_here {
-            self.announce(&rid);
+            self.announce(&rid, props);
         }
     }
 
@@ -108,7 +125,7 @@ impl Pattern for Stream {
             if msg.more() {
                 match self.by_id.get(msg.data()) {
                     Some(&pid) => {
-                        if !self.pipes[&pid].0.out.can_write() {
+                        if !self.pipes[&pid].pipe.out.can_write() {
                             return Err((Error::Again, msg));
                         }
                         self.out = Some(pid);
@@ -124,7 +141,7 @@ impl Pattern for Stream {
         msg.set_more(false);
         self.more_out = false;
         if let Some(pid) = self.out.take() {
-            if let Some((p, rid)) = self.pipes.get(&pid) {
+            if let Some(Peer { pipe: p, rid, .. }) = self.pipes.get(&pid) {
                 if msg.is_empty() {
                     // The close: the connection goes once what came before is written;
                     // its id is no longer routable, and its end is not announced.
@@ -143,7 +160,7 @@ impl Pattern for Stream {
         }
         loop {
             let (data, pid) = self.fq.recv().ok_or(Error::Again)?;
-            let Some((_, rid)) = self.pipes.get(&pid) else {
+            let Some(Peer { rid, .. }) = self.pipes.get(&pid) else {
                 continue;
             };
             let mut head = Msg::from_bytes(rid.clone());

@@ -69,6 +69,7 @@ pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
         socket_type: sock.kind,
         routing_id: Some(my.routing_id.clone()).filter(|r| !r.is_empty()),
         connect_routing_id: None,
+        props: None,
     };
     let mut ctx = sock.ctx.lock();
     let peer = ctx
@@ -91,6 +92,7 @@ pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
                 socket_type: peer.kind,
                 routing_id: Some(theirs.routing_id.clone()).filter(|r| !r.is_empty()),
                 connect_routing_id: my.connect_routing_id.clone(),
+                props: None,
             };
             peer.attach_bound_inproc_pipe(their_end, &my_meta);
             sock.attach_pipe(mine, Some(&peer_meta));
@@ -113,6 +115,7 @@ pub(crate) fn connect(sock: &Arc<SocketShared>, name: &str) -> Result<u64> {
                 socket_type: sock.kind,
                 routing_id: None,
                 connect_routing_id: my.connect_routing_id.clone(),
+                props: None,
             };
             sock.attach_pipe(mine, Some(&meta));
             Ok(id)
