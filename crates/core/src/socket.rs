@@ -183,6 +183,16 @@ impl SocketShared {
         true
     }
 
+    /// A connect-side pipe's connection ended; the pipe stays for the next one.
+    pub(crate) fn pipe_deactivated(&self, pipe_id: u64) {
+        let mut st = self.lock();
+        if st.pipes.contains_key(&pipe_id) {
+            st.pattern.deactivated(pipe_id);
+        }
+        drop(st);
+        self.signal.notify();
+    }
+
     /// A connect-side pipe's connection finished its handshake.
     pub(crate) fn pipe_activated(&self, pipe_id: u64, meta: &PeerMeta) {
         let mut st = self.lock();
@@ -1022,6 +1032,9 @@ impl Socket {
         let mut st = self.inner.lock();
         st.opts.last_endpoint = endpoint.to_string();
         st.connects.push((endpoint.to_string(), att));
+        // ZMQ_CONNECT_ROUTING_ID names the peer of one connect, as in libzmq (which takes
+        // it when the connect's pipe is attached): the next connect's peer gets its own.
+        st.opts.connect_routing_id = None;
         Ok(())
     }
 

@@ -93,6 +93,9 @@ pub(super) enum Watch {
 pub(super) enum Close {
     /// Our side closes it (unbind, disconnect, socket close, linger done): no reconnect.
     Shutdown,
+    /// A STREAM socket closed it with an empty frame: no reconnect either, and a
+    /// connect's pipe goes with it (libzmq's raw session ends with its pipe).
+    StreamClosed,
     /// The peer closed or the stream failed.
     Disconnected,
     /// A non-blocking connect failed.
@@ -821,7 +824,7 @@ impl Conn {
                             // A STREAM close to a peer that does not read: close now and
                             // drop the rest (libzmq ends the connection with its pipe),
                             // rather than hold the descriptor for as long as it stalls.
-                            return Err(Close::Shutdown);
+                            return Err(Close::StreamClosed);
                         }
                         self.arm_release_output();
                         // Have the poller report when there is room (this also takes the
@@ -846,7 +849,7 @@ impl Conn {
                 }
             }
             if self.close_asked {
-                return Err(Close::Shutdown);
+                return Err(Close::StreamClosed);
             }
             if self.fin_seen {
                 // The peer's end is known: this connection is about to close, and what is
@@ -1396,7 +1399,7 @@ impl Conn {
                 self.socket.emit(event::CLOSED, fd, &self.endpoint)
             }
             // Our own unbind/disconnect/close: libzmq reports CLOSED for the endpoint only.
-            Close::Shutdown => {}
+            Close::Shutdown | Close::StreamClosed => {}
             Close::Protocol(code) => {
                 if !self.handshaked {
                     self.socket
@@ -1448,9 +1451,13 @@ impl Conn {
             p.inq.set_reader(Waker::Nobody);
             p.out.set_writer(Waker::Nobody);
             p.out.abort_partial();
-            if !self.persistent_pipe {
-                if let Some(id) = self.sock_pipe {
+            if let Some(id) = self.sock_pipe {
+                if !self.persistent_pipe {
                     self.socket.detach_pipe(id);
+                } else if self.engine.is_raw() && self.handshaked {
+                    // A STREAM connect keeps its pipe (and routing id) for the next
+                    // connection; the socket announces this one's end.
+                    self.socket.pipe_deactivated(id);
                 }
             }
         }

@@ -216,8 +216,7 @@ impl ReactorShared {
                 return Err(Error::InvalidArgument);
             }
         }
-        // STREAM connections get their pipe (and routing id) when they are established.
-        let pipe = if req.opts.immediate || req.socket.kind == crate::SocketType::Stream {
+        let pipe = if req.opts.immediate {
             None
         } else {
             let (sock_end, io_end) = Pipe::pair(req.opts.sndhwm as usize, req.opts.rcvhwm as usize);
@@ -963,9 +962,12 @@ impl Reactor {
         if let Some(ct) = connector {
             if let Some(c) = self.connectors.get_mut(&ct) {
                 c.conn = None;
-                if c.lingering.is_some() && why == Close::Shutdown {
+                if c.lingering.is_some() && matches!(why, Close::Shutdown | Close::StreamClosed) {
                     self.drop_connector(ct, false);
-                } else if matches!(why, Close::Protocol(_) | Close::Auth(_) | Close::Refused) {
+                } else if matches!(
+                    why,
+                    Close::Protocol(_) | Close::Auth(_) | Close::Refused | Close::StreamClosed
+                ) {
                     self.end_connect(ct);
                 } else if why == Close::ConnectRefused && c.stops_when_refused() {
                     // libzmq forgets this one altogether: zmq_disconnect gives ENOENT.

@@ -37,7 +37,8 @@ pub(crate) struct PeerMeta {
     /// CONNECT_ROUTING_ID given when this pipe was connected, if any.
     pub(crate) connect_routing_id: Option<Bytes>,
     /// The connection's properties (Peer-Address, ...), which its messages carry: a
-    /// STREAM's notifications carry them too. None for inproc and pipes made at connect.
+    /// STREAM's notifications carry them too. None for inproc, and for a pipe made at
+    /// connect until its connection is up (`activated`).
     pub(crate) props: Option<Arc<crate::msg::Metadata>>,
 }
 
@@ -71,6 +72,8 @@ pub(crate) trait Pattern: Send {
     fn attach(&mut self, pipe: Arc<Pipe>, meta: Option<&PeerMeta>);
     /// The pipe's connection finished a (re)handshake.
     fn activated(&mut self, _pipe_id: u64, _meta: &PeerMeta) {}
+    /// A STREAM connect's connection ended; its pipe stays for the next one.
+    fn deactivated(&mut self, _pipe_id: u64) {}
     /// The peer is gone; forget the pipe (unread inbound frames may still be drained).
     fn detach(&mut self, pipe_id: u64);
     /// Queues one frame. `Err((Error::Again, msg))` hands the frame back when it cannot go now.

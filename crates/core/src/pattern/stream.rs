@@ -54,6 +54,20 @@ impl Stream {
         }
     }
 
+    /// Moves the data still queued on `pipe_id` to the frames ready, each after its id
+    /// frame, and stops reading the pipe.
+    fn take_unread(&mut self, pipe_id: u64, rid: &Bytes) {
+        let pending = &mut self.pending;
+        self.fq.remove_after(pipe_id, |mut data| {
+            let mut head = Msg::from_bytes(rid.clone());
+            head.set_more(true);
+            head.set_metadata(data.metadata().cloned());
+            data.set_more(false);
+            pending.push_back(head);
+            pending.push_back(data);
+        });
+    }
+
     /// The notification of a connection or disconnection: [id][empty], the id frame
     /// with the connection's properties (Peer-Address), as libzmq's.
     fn announce(&mut self, rid: &Bytes, props: Option<Arc<Metadata>>) {
@@ -89,6 +103,32 @@ impl Pattern for Stream {
         };
         self.pipes.insert(pipe.id, peer);
         self.fq.attach(pipe);
+        // A pipe made at connect is announced when its connection is up (`activated`).
+        if props.is_some() {
+            self.announce(&rid, props);
+        }
+    }
+
+    fn activated(&mut self, pipe_id: u64, meta: &PeerMeta) {
+        if let Some(peer) = self.pipes.get_mut(&pipe_id) {
+            peer.props = meta.props.clone();
+            let (rid, props) = (peer.rid.clone(), peer.props.clone());
+            self.announce(&rid, props);
+        }
+    }
+
+    fn deactivated(&mut self, pipe_id: u64) {
+        let Some(peer) = self.pipes.get(&pipe_id) else {
+            return;
+        };
+        if self.closing.contains(&pipe_id) {
+            return;
+        }
+        let (pipe, rid, props) = (peer.pipe.clone(), peer.rid.clone(), peer.props.clone());
+        // What the connection delivered comes before the notification: it moves from the
+        // pipe to the frames ready, and the pipe is read again for the next connection.
+        self.take_unread(pipe_id, &rid);
+        self.fq.attach(pipe);
         self.announce(&rid, props);
     }
 
@@ -104,15 +144,7 @@ impl Pattern for Stream {
         }
         let closed_here = self.closing.remove(&pipe_id);
         // What the peer sent before it closed comes first, then the notification.
-        let pending = &mut self.pending;
-        self.fq.remove_after(pipe_id, |mut data| {
-            let mut head = Msg::from_bytes(rid.clone());
-            head.set_more(true);
-            head.set_metadata(data.metadata().cloned());
-            data.set_more(false);
-            pending.push_back(head);
-            pending.push_back(data);
-        });
+        self.take_unread(pipe_id, &rid);
         if !closed_here {
             self.announce(&rid, props);
         }
