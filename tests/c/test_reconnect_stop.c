@@ -2,16 +2,20 @@
  * (probed with Debian's libzmq side by side): a tcp connect that nobody accepts ends at
  * the first refusal (CONNECT_DELAYED, CLOSED, no CONNECT_RETRIED), its queue goes (a PUSH
  * has no peer to send to), and zmq_disconnect no longer knows the endpoint. Without the
- * option the connect is retried. */
+ * option the connect is retried. With ZMQ_RECONNECT_STOP_HANDSHAKE_FAILED a peer that
+ * drops the connection before the handshake is done (not ZMTP) is not tried again
+ * (libzmq 4.3.4 and 4.3.5 alike). */
 #include "testutil.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #ifndef ZMQ_RECONNECT_STOP /* in zmq.h's draft part */
 #define ZMQ_RECONNECT_STOP 109
 #define ZMQ_RECONNECT_STOP_CONN_REFUSED 0x1
+#define ZMQ_RECONNECT_STOP_HANDSHAKE_FAILED 0x2
 #endif
 
 /* A tcp endpoint where nobody listens: a port the kernel gave a socket that is closed
@@ -60,6 +64,37 @@ static int events_of_refused_connect(void *ctx, int stop, const char *name) {
     return seen;
 }
 
+/* Connects a DEALER with ZMQ_RECONNECT_STOP = `stop` (retries every 50 ms) to a listener
+ * that closes every connection at once; returns how many it accepted in 600 ms. */
+static int accepts_of_dropped_handshakes(void *ctx, int stop) {
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {0};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof addr;
+    CHECK(bind(lfd, (struct sockaddr *)&addr, sizeof addr) == 0);
+    CHECK(listen(lfd, 64) == 0);
+    CHECK(getsockname(lfd, (struct sockaddr *)&addr, &alen) == 0);
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%u", ntohs(addr.sin_port));
+    void *dealer = zmq_socket(ctx, ZMQ_DEALER);
+    tu_set_int(dealer, ZMQ_RECONNECT_STOP, stop);
+    tu_set_int(dealer, ZMQ_RECONNECT_IVL, 50);
+    tu_set_int(dealer, ZMQ_LINGER, 0);
+    CHECK_RC(zmq_connect(dealer, ep));
+    int accepted = 0;
+    for (int i = 0; i < 60; i++) {
+        struct pollfd p = {.fd = lfd, .events = POLLIN};
+        if (poll(&p, 1, 10) == 1) {
+            close(accept(lfd, NULL, NULL));
+            accepted++;
+        }
+    }
+    zmq_close(dealer);
+    close(lfd);
+    return accepted;
+}
+
 int main(void) {
     void *ctx = zmq_ctx_new();
     int seen = events_of_refused_connect(ctx, ZMQ_RECONNECT_STOP_CONN_REFUSED, "inproc://stop");
@@ -68,6 +103,8 @@ int main(void) {
     seen = events_of_refused_connect(ctx, 0, "inproc://retry");
     CHECK(seen & ZMQ_EVENT_CLOSED);
     CHECK(seen & ZMQ_EVENT_CONNECT_RETRIED);
+    CHECK(accepts_of_dropped_handshakes(ctx, ZMQ_RECONNECT_STOP_HANDSHAKE_FAILED) == 1);
+    CHECK(accepts_of_dropped_handshakes(ctx, 0) > 1);
     CHECK(zmq_ctx_term(ctx) == 0);
     return tu_finish("test_reconnect_stop");
 }

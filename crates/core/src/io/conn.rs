@@ -1147,6 +1147,12 @@ impl Conn {
         }
     }
 
+    /// The stream is connected and its handshake not done yet (a raw STREAM connection
+    /// has none to do).
+    pub(super) fn in_handshake(&self) -> bool {
+        !self.connecting && !self.handshaked && !self.engine.is_raw()
+    }
+
     /// True when an application thread may do this connection's traffic I/O itself: the
     /// handshake is done and nothing the reactor must see (closing, lingering, a pending
     /// ZAP reply, a paused read) is in progress.

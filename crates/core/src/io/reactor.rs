@@ -957,6 +957,7 @@ impl Reactor {
         });
         let _ = self.poll.registry().deregister(conn.stream.source());
         let connector = conn.connector;
+        let in_handshake = conn.in_handshake();
         conn.closed(why);
         drop(conn);
         if let Some(ct) = connector {
@@ -967,7 +968,12 @@ impl Reactor {
                 } else if matches!(
                     why,
                     Close::Protocol(_) | Close::Auth(_) | Close::Refused | Close::StreamClosed
-                ) {
+                ) || (in_handshake
+                    && matches!(why, Close::Disconnected | Close::Timeout)
+                    && c.stops_when_handshake_fails())
+                {
+                    // (ZMQ_RECONNECT_STOP_HANDSHAKE_FAILED: a peer that dropped or stalled
+                    // the handshake counts as one that broke the protocol, as in libzmq.)
                     self.end_connect(ct);
                 } else if why == Close::ConnectRefused && c.stops_when_refused() {
                     // libzmq forgets this one altogether: zmq_disconnect gives ENOENT.
@@ -1008,8 +1014,16 @@ impl Drop for Reactor {
 
 /// ZMQ_RECONNECT_STOP's bit for "no reconnect once a connect is refused".
 const RECONNECT_STOP_CONN_REFUSED: i32 = 1;
+/// ZMQ_RECONNECT_STOP's bit for "no reconnect once a handshake failed".
+const RECONNECT_STOP_HANDSHAKE_FAILED: i32 = 2;
 
 impl Connector {
+    /// ZMQ_RECONNECT_STOP_HANDSHAKE_FAILED: a connection that ends before its handshake
+    /// is done is the last attempt.
+    fn stops_when_handshake_fails(&self) -> bool {
+        self.req.opts.reconnect_stop & RECONNECT_STOP_HANDSHAKE_FAILED != 0
+    }
+
     /// ZMQ_RECONNECT_STOP_CONN_REFUSED: a refused tcp connect is the last attempt.
     fn stops_when_refused(&self) -> bool {
         self.req.opts.reconnect_stop & RECONNECT_STOP_CONN_REFUSED != 0
