@@ -67,16 +67,8 @@ static int events_of_refused_connect(void *ctx, int stop, const char *name) {
 /* Connects a DEALER with ZMQ_RECONNECT_STOP = `stop` (retries every 50 ms) to a listener
  * that closes every connection at once; returns how many it accepted in 600 ms. */
 static int accepts_of_dropped_handshakes(void *ctx, int stop) {
-    int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in addr = {0};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t alen = sizeof addr;
-    CHECK(bind(lfd, (struct sockaddr *)&addr, sizeof addr) == 0);
-    CHECK(listen(lfd, 64) == 0);
-    CHECK(getsockname(lfd, (struct sockaddr *)&addr, &alen) == 0);
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%u", ntohs(addr.sin_port));
+    int lfd = tu_tcp_listener(ep, sizeof ep);
     void *dealer = zmq_socket(ctx, ZMQ_DEALER);
     tu_set_int(dealer, ZMQ_RECONNECT_STOP, stop);
     tu_set_int(dealer, ZMQ_RECONNECT_IVL, 50);

@@ -29,15 +29,8 @@ static int recv_from(void *stream, const char *id, char *buf, size_t len) {
 }
 
 int main(void) {
-    int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(bind(lfd, (struct sockaddr *)&a, sizeof a) == 0);
-    CHECK(listen(lfd, 8) == 0);
-    socklen_t alen = sizeof a;
-    CHECK(getsockname(lfd, (struct sockaddr *)&a, &alen) == 0);
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%u", ntohs(a.sin_port));
+    int lfd = tu_tcp_listener(ep, sizeof ep);
 
     void *ctx = zmq_ctx_new();
     void *stream = zmq_socket(ctx, ZMQ_STREAM);

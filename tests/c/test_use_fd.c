@@ -39,16 +39,8 @@ int main(void) {
     void *ctx = zmq_ctx_new();
 
     /* tcp: the caller binds and listens on an ephemeral port. */
-    int tfd = socket(AF_INET, SOCK_STREAM, 0);
-    CHECK(tfd >= 0);
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = 0};
-    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(bind(tfd, (struct sockaddr *)&sin, sizeof sin) == 0);
-    CHECK(listen(tfd, 16) == 0);
-    socklen_t slen = sizeof sin;
-    CHECK(getsockname(tfd, (struct sockaddr *)&sin, &slen) == 0);
     char tcp_ep[64];
-    snprintf(tcp_ep, sizeof tcp_ep, "tcp://127.0.0.1:%u", ntohs(sin.sin_port));
+    int tfd = tu_tcp_listener(tcp_ep, sizeof tcp_ep);
 
     void *pull = zmq_socket(ctx, ZMQ_PULL);
     tu_set_int(pull, ZMQ_USE_FD, tfd);

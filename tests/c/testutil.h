@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static int tu_failures __attribute__((unused)) = 0;
 
@@ -113,5 +116,21 @@ static inline void tu_push_pull(void *ctx, const char *bind_ep, void **pull, voi
     char ep[256];
     tu_last_endpoint(*pull, ep, sizeof ep);
     CHECK_RC(zmq_connect(*push, ep));
+}
+
+/* A plain TCP socket listening on 127.0.0.1 at a port the kernel picks (backlog 64), its
+ * endpoint written to `ep` as "tcp://127.0.0.1:PORT"; -1 on failure. */
+static inline int tu_tcp_listener(char *ep, size_t len) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 64) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &alen) != 0) {
+        CHECK(!"a listening tcp socket");
+        return -1;
+    }
+    snprintf(ep, len, "tcp://127.0.0.1:%u", ntohs(a.sin_port));
+    return fd;
 }
 #endif
