@@ -20,6 +20,15 @@ static int accept_within(int lfd, int ms) {
     return accept(lfd, NULL, NULL);
 }
 
+/* read() on `fd` once it has something (or its end) within 3 s; -2 if nothing came. */
+static int read_within(int fd, char *buf, size_t len) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, 3000) != 1) {
+        return -2;
+    }
+    return (int)read(fd, buf, len);
+}
+
 /* Receives [id][data] from `stream`, checks the id is `id`; returns the data's size. */
 static int recv_from(void *stream, const char *id, char *buf, size_t len) {
     char got[64];
@@ -45,7 +54,7 @@ int main(void) {
     int fd = accept_within(lfd, 3000);
     CHECK(fd >= 0);
     char buf[64];
-    CHECK(read(fd, buf, sizeof buf) == 5 && memcmp(buf, "hello", 5) == 0);
+    CHECK(read_within(fd, buf, sizeof buf) == 5 && memcmp(buf, "hello", 5) == 0);
     CHECK(recv_from(stream, "conn1", buf, sizeof buf) == 0); /* connected */
 
     /* The peer's last words, then its end: in that order. */
@@ -61,7 +70,7 @@ int main(void) {
     CHECK(recv_from(stream, "conn1", buf, sizeof buf) == 0);
     CHECK(zmq_send(stream, "conn1", 5, ZMQ_SNDMORE) == 5);
     CHECK(zmq_send(stream, "again", 5, 0) == 5);
-    CHECK(read(fd, buf, sizeof buf) == 5 && memcmp(buf, "again", 5) == 0);
+    CHECK(read_within(fd, buf, sizeof buf) == 5 && memcmp(buf, "again", 5) == 0);
 
     /* An empty frame closes it for good: the peer sees the end, nothing reconnects, and
      * the id is gone. */
@@ -71,7 +80,7 @@ int main(void) {
      * socket takes in its next call.) */
     zmq_pollitem_t item = {stream, 0, ZMQ_POLLIN, 0};
     CHECK(zmq_poll(&item, 1, 200) == 0);
-    CHECK(read(fd, buf, sizeof buf) == 0);
+    CHECK(read_within(fd, buf, sizeof buf) == 0);
     close(fd);
     CHECK(accept_within(lfd, 500) == -1);
     CHECK(zmq_send(stream, "conn1", 5, ZMQ_SNDMORE) == -1 && zmq_errno() == EHOSTUNREACH);
@@ -86,8 +95,20 @@ int main(void) {
     CHECK(zmq_send(stream, "x", 1, 0) == 1);
     fd = accept_within(lfd, 3000);
     CHECK(fd >= 0);
-    CHECK(read(fd, buf, sizeof buf) == 1 && buf[0] == 'x');
+    CHECK(read_within(fd, buf, sizeof buf) == 1 && buf[0] == 'x');
     close(fd);
+
+    /* A connect that never got a connection is not announced, not even when it goes. */
+    void *lone = zmq_socket(ctx, ZMQ_STREAM);
+    tu_set_int(lone, ZMQ_LINGER, 0);
+    char closed_ep[64];
+    close(tu_tcp_listener(closed_ep, sizeof closed_ep));
+    CHECK_RC(zmq_connect(lone, closed_ep));
+    zmq_pollitem_t lone_item = {lone, 0, ZMQ_POLLIN, 0};
+    CHECK(zmq_poll(&lone_item, 1, 300) == 0);
+    CHECK_RC(zmq_disconnect(lone, closed_ep));
+    CHECK(zmq_poll(&lone_item, 1, 300) == 0);
+    CHECK_RC(zmq_close(lone));
 
     CHECK_RC(zmq_close(stream));
     CHECK_RC(zmq_ctx_term(ctx));

@@ -15,6 +15,7 @@
 /* A message goes from a PUSH connected to `ep` to `pull`. */
 static void exchange(void *ctx, void *pull, const char *ep) {
     void *push = zmq_socket(ctx, ZMQ_PUSH);
+    tu_set_int(pull, ZMQ_RCVTIMEO, 3000);
     CHECK_RC(zmq_connect(push, ep));
     CHECK(zmq_send(push, "hello", 5, 0) == 5);
     char buf[8];

@@ -278,8 +278,9 @@ pub(crate) struct Queue {
     /// The writing socket's ZMQ_SNDHWM and the reading socket's ZMQ_RCVHWM that `hwm`
     /// is made of (`NO_PART` for a side that is not a socket: a connection's), kept so
     /// that either socket changing its option re-sizes the queue, as in libzmq.
-    writer_part: AtomicUsize,
-    reader_part: AtomicUsize,
+    /// (Changed under this lock, so that two sockets changing theirs at once leave the
+    /// sum of both.)
+    parts: Mutex<(usize, usize)>,
     reader_closed: AtomicBool,
     writer_closed: AtomicBool,
     /// ZMQ_CONFLATE: new messages go to `conflated` (the ring keeps anything pushed before).
@@ -334,8 +335,7 @@ impl Queue {
             finished: Padded(AtomicU64::new(0)),
             wake_writer_at: AtomicU64::new(NOT_BLOCKED),
             hwm: AtomicUsize::new(combined_hwm(writer_part, reader_part)),
-            writer_part: AtomicUsize::new(writer_part),
-            reader_part: AtomicUsize::new(reader_part),
+            parts: Mutex::new((writer_part, reader_part)),
             reader_closed: AtomicBool::new(false),
             writer_closed: AtomicBool::new(false),
             conflate: AtomicBool::new(false),
@@ -412,20 +412,19 @@ impl Queue {
 
     /// The writing socket's ZMQ_SNDHWM is now `hwm`: the queue's mark follows.
     pub(crate) fn set_writer_part(&self, hwm: usize) {
-        self.writer_part.store(hwm, Ordering::SeqCst);
-        self.update_hwm();
+        self.update_hwm(|parts| parts.0 = hwm);
     }
 
     /// The reading socket's ZMQ_RCVHWM is now `hwm`: the queue's mark follows.
     pub(crate) fn set_reader_part(&self, hwm: usize) {
-        self.reader_part.store(hwm, Ordering::SeqCst);
-        self.update_hwm();
+        self.update_hwm(|parts| parts.1 = hwm);
     }
 
-    fn update_hwm(&self) {
+    fn update_hwm(&self, change: impl FnOnce(&mut (usize, usize))) {
+        let mut parts = self.parts.lock().unwrap_or_else(|e| e.into_inner());
+        change(&mut parts);
         if !self.is_conflate() {
-            let w = self.writer_part.load(Ordering::SeqCst);
-            self.set_hwm(combined_hwm(w, self.reader_part.load(Ordering::SeqCst)));
+            self.set_hwm(combined_hwm(parts.0, parts.1));
         }
     }
 
@@ -467,6 +466,12 @@ impl Queue {
         let at = ((w.started - hwm) / step + 1) * step;
         self.wake_writer_at.store(at, Ordering::Relaxed);
         fence(Ordering::SeqCst);
+        if self.hwm.load(Ordering::Relaxed) as u64 != hwm {
+            // The mark changed meanwhile (`set_hwm`, which may have looked for a blocked
+            // writer before this one registered, so no wake would come): this message
+            // goes, the next ones count under the new mark.
+            return true;
+        }
         w.finished_seen = credited(self.finished.load(Ordering::Relaxed), step);
         // Room appeared meanwhile: go on (a wake may still come; it is harmless).
         w.started - w.finished_seen < hwm

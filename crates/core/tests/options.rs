@@ -237,7 +237,6 @@ fn use_fd_refuses_what_is_not_a_listening_stream_socket_and_leaves_it_open() {
     let ep = format!("ipc://{}", path.display());
     assert_eq!(s.bind(&ep), Err(Error::InvalidArgument));
     assert!(tcp.local_addr().is_ok());
-    assert!(!path.exists(), "a refused ipc bind left a file");
     // Not a socket at all: an error (ENOTSOCK), and the file stays open.
     let mut file = tempfile_in_tmp();
     s.set_option(opt::USE_FD, &file.as_raw_fd().to_ne_bytes())

@@ -1147,6 +1147,11 @@ impl Conn {
         }
     }
 
+    /// A STREAM socket asked to close this connection (an empty frame was taken).
+    pub(super) fn stream_close_asked(&self) -> bool {
+        self.close_asked
+    }
+
     /// The stream is connected and its handshake not done yet (a raw STREAM connection
     /// has none to do).
     pub(super) fn in_handshake(&self) -> bool {

@@ -152,14 +152,13 @@ impl ReactorShared {
     pub(crate) fn bind(&self, req: BindRequest) -> Result<(usize, String)> {
         let (listener, endpoint) = match &req.endpoint {
             Endpoint::Tcp { host, port, .. } => {
-                let addr = tcp::bind_addr(host, port, &req.opts)?;
                 let std_l = if req.opts.use_fd >= 0 {
-                    // ZMQ_USE_FD: the caller's listening socket; the address only had
-                    // to resolve, as in libzmq.
+                    // ZMQ_USE_FD: the caller's listening socket; the address is not even
+                    // resolved, as in libzmq (the endpoint is the socket's own).
                     let families = [libc::AF_INET, libc::AF_INET6];
                     std::net::TcpListener::from(adopt_listener(req.opts.use_fd, &families)?)
                 } else {
-                    tcp::listen(addr, &req.opts)?
+                    tcp::listen(tcp::bind_addr(host, port, &req.opts)?, &req.opts)?
                 };
                 std_l.set_nonblocking(true)?;
                 let local = std_l.local_addr()?;
@@ -958,6 +957,14 @@ impl Reactor {
         let _ = self.poll.registry().deregister(conn.stream.source());
         let connector = conn.connector;
         let in_handshake = conn.in_handshake();
+        // A STREAM connection this socket asked to close ends its connect, whatever ended
+        // it first (the peer's end, a failed write), as libzmq's raw session ends with its
+        // pipe at the close.
+        let why = if conn.stream_close_asked() && why != Close::Shutdown {
+            Close::StreamClosed
+        } else {
+            why
+        };
         conn.closed(why);
         drop(conn);
         if let Some(ct) = connector {

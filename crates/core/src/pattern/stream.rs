@@ -36,6 +36,9 @@ struct Peer {
     pipe: Arc<Pipe>,
     rid: Bytes,
     props: Option<Arc<Metadata>>,
+    /// Its connection is up and was announced: its end will be announced too (a pipe
+    /// made at connect is not up until `activated`, and not after `deactivated`).
+    up: bool,
 }
 
 impl Stream {
@@ -100,6 +103,7 @@ impl Pattern for Stream {
             pipe: pipe.clone(),
             rid: rid.clone(),
             props: props.clone(),
+            up: props.is_some(),
         };
         self.pipes.insert(pipe.id, peer);
         self.fq.attach(pipe);
@@ -110,18 +114,23 @@ impl Pattern for Stream {
     }
 
     fn activated(&mut self, pipe_id: u64, meta: &PeerMeta) {
+        // (A pipe this socket closed waits only for its close to be written.)
+        if self.closing.contains(&pipe_id) {
+            return;
+        }
         if let Some(peer) = self.pipes.get_mut(&pipe_id) {
             peer.props = meta.props.clone();
+            peer.up = true;
             let (rid, props) = (peer.rid.clone(), peer.props.clone());
             self.announce(&rid, props);
         }
     }
 
     fn deactivated(&mut self, pipe_id: u64) {
-        let Some(peer) = self.pipes.get(&pipe_id) else {
+        let Some(peer) = self.pipes.get_mut(&pipe_id) else {
             return;
         };
-        if self.closing.contains(&pipe_id) {
+        if !std::mem::take(&mut peer.up) || self.closing.contains(&pipe_id) {
             return;
         }
         let (pipe, rid, props) = (peer.pipe.clone(), peer.rid.clone(), peer.props.clone());
@@ -133,7 +142,7 @@ impl Pattern for Stream {
     }
 
     fn detach(&mut self, pipe_id: u64) {
-        let Some(Peer { rid, props, .. }) = self.pipes.remove(&pipe_id) else {
+        let Some(Peer { rid, props, up, .. }) = self.pipes.remove(&pipe_id) else {
             self.fq.remove(pipe_id);
             return;
         };
@@ -145,7 +154,9 @@ impl Pattern for Stream {
         let closed_here = self.closing.remove(&pipe_id);
         // What the peer sent before it closed comes first, then the notification.
         self.take_unread(pipe_id, &rid);
-        if !closed_here {
+        // Announced only if its connection was (a connect's pipe that never got one, or
+        // whose end `deactivated` announced already, is not).
+        if !closed_here && up {
             self.announce(&rid, props);
         }
     }
