@@ -26,9 +26,6 @@ pub(crate) struct Stream {
     /// as libzmq's STREAM copies each generated id into its own routing id (until
     /// ZMQ_ROUTING_ID is set again).
     last_generated: Option<Bytes>,
-    /// Pipes this socket closed with an empty frame: libzmq announces only connections
-    /// the peer ended, not these.
-    closing: std::collections::HashSet<u64>,
 }
 
 /// A pipe with its routing id and its connection's properties.
@@ -39,6 +36,9 @@ struct Peer {
     /// Its connection is up and was announced: its end will be announced too (a pipe
     /// made at connect is not up until `activated`, and not after `deactivated`).
     up: bool,
+    /// This socket closed it with an empty frame: libzmq announces only connections the
+    /// peer ended, not these.
+    closing: bool,
 }
 
 impl Stream {
@@ -53,7 +53,6 @@ impl Stream {
             more_out: false,
             notify: true,
             last_generated: None,
-            closing: Default::default(),
         }
     }
 
@@ -104,6 +103,7 @@ impl Pattern for Stream {
             rid: rid.clone(),
             props: props.clone(),
             up: props.is_some(),
+            closing: false,
         };
         self.pipes.insert(pipe.id, peer);
         self.fq.attach(pipe);
@@ -115,10 +115,7 @@ impl Pattern for Stream {
 
     fn activated(&mut self, pipe_id: u64, meta: &PeerMeta) {
         // (A pipe this socket closed waits only for its close to be written.)
-        if self.closing.contains(&pipe_id) {
-            return;
-        }
-        if let Some(peer) = self.pipes.get_mut(&pipe_id) {
+        if let Some(peer) = self.pipes.get_mut(&pipe_id).filter(|p| !p.closing) {
             peer.props = meta.props.clone();
             peer.up = true;
             let (rid, props) = (peer.rid.clone(), peer.props.clone());
@@ -130,7 +127,7 @@ impl Pattern for Stream {
         let Some(peer) = self.pipes.get_mut(&pipe_id) else {
             return;
         };
-        if !std::mem::take(&mut peer.up) || self.closing.contains(&pipe_id) {
+        if !std::mem::take(&mut peer.up) || peer.closing {
             return;
         }
         let (pipe, rid, props) = (peer.pipe.clone(), peer.rid.clone(), peer.props.clone());
@@ -142,7 +139,14 @@ impl Pattern for Stream {
     }
 
     fn detach(&mut self, pipe_id: u64) {
-        let Some(Peer { rid, props, up, .. }) = self.pipes.remove(&pipe_id) else {
+        let Some(Peer {
+            rid,
+            props,
+            up,
+            closing,
+            ..
+        }) = self.pipes.remove(&pipe_id)
+        else {
             self.fq.remove(pipe_id);
             return;
         };
@@ -151,12 +155,11 @@ impl Pattern for Stream {
         if self.by_id.get(&rid) == Some(&pipe_id) {
             self.by_id.remove(&rid);
         }
-        let closed_here = self.closing.remove(&pipe_id);
         // What the peer sent before it closed comes first, then the notification.
         self.take_unread(pipe_id, &rid);
         // Announced only if its connection was (a connect's pipe that never got one, or
         // whose end `deactivated` announced already, is not).
-        if !closed_here && up {
+        if !closing && up {
             self.announce(&rid, props);
         }
     }
@@ -184,14 +187,14 @@ impl Pattern for Stream {
         msg.set_more(false);
         self.more_out = false;
         if let Some(pid) = self.out.take() {
-            if let Some(Peer { pipe: p, rid, .. }) = self.pipes.get(&pid) {
+            if let Some(peer) = self.pipes.get_mut(&pid) {
                 if msg.is_empty() {
                     // The close: the connection goes once what came before is written;
                     // its id is no longer routable, and its end is not announced.
-                    self.by_id.remove(rid);
-                    self.closing.insert(pid);
+                    self.by_id.remove(&peer.rid);
+                    peer.closing = true;
                 }
-                let _ = p.out.push(msg);
+                let _ = peer.pipe.out.push(msg);
             }
         }
         Ok(())
