@@ -386,6 +386,14 @@ impl Queue {
         w.room_ready();
     }
 
+    /// The connection reading this queue, if it is a tcp/ipc connection's (for tests).
+    pub(crate) fn reader_conn(&self) -> Option<Weak<ConnHandle>> {
+        match &self.wakers().reader {
+            Waker::Conn(c) => Some(c.clone()),
+            _ => None,
+        }
+    }
+
     /// The connection writing into this queue, if application threads may read for it.
     pub(crate) fn writer_conn(&self) -> Option<Weak<ConnHandle>> {
         if !self.conn_writer.load(Ordering::Relaxed) {

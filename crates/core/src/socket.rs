@@ -532,6 +532,7 @@ impl Socket {
 
     /// `recv_msg_until` into `out`.
     fn recv_msg_until_into(&self, flags: i32, until: Option<Instant>, out: &mut Msg) -> Result<()> {
+        crate::io::note_receive();
         // First try apart from the waiting loop, as in `send_msg`: a queued frame is taken
         // without setting up the loop's state (connection list, self-served set, deadline).
         {
@@ -752,6 +753,26 @@ impl Socket {
     #[doc(hidden)]
     pub fn idle_claims(&self) -> usize {
         self.sum_over_conns(|c| u64::from(c.has_idle_claim())) as usize
+    }
+
+    /// Writes on this socket's connections that held bytes back for the next one, and
+    /// how many connections hold such bytes now (see `io::tail_hold`). For tests.
+    #[doc(hidden)]
+    pub fn held_tail(&self) -> (u64, usize) {
+        let conns: Vec<_> = {
+            let st = self.inner.lock();
+            st.pipes
+                .values()
+                .filter_map(|p| p.out.reader_conn())
+                .collect()
+        };
+        let looks = conns
+            .iter()
+            .filter_map(Weak::upgrade)
+            .map(|c| c.held_tail());
+        looks.fold((0, 0), |(w, n), (writes, held)| {
+            (w + writes, n + usize::from(held))
+        })
     }
 
     /// How many reads that took bytes the I/O thread made on this socket's connections

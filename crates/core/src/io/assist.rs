@@ -65,7 +65,28 @@ const NO_OUTPUT: ThreadOutput = ThreadOutput {
     waited: true,
 };
 
+/// A thread that wrote a large message to a connection inline and comes back with the
+/// next one within this long is streaming large messages to it: its writes may hold
+/// back the bytes past their last whole segment (`tail_hold`). Well over a sender's own
+/// time between two sends; under any round trip.
+const HOLD_STREAM_GAP_NS: u64 = 20_000;
+
+/// This thread's last inline write of a large message (`output_ready_large`).
+struct LargeOutput {
+    /// The connection (`ConnHandle::id`; 0: none since the thread last waited for input).
+    conn: usize,
+    /// When that write ended (`now_ns`).
+    ns: u64,
+    /// The connection, if that write held bytes back: they go out when the thread
+    /// waits for input (`note_wait`).
+    held: Option<Weak<ConnHandle>>,
+}
+
 thread_local! {
+    static LARGE_OUTPUT: std::cell::RefCell<LargeOutput> = const {
+        std::cell::RefCell::new(LargeOutput { conn: 0, ns: 0, held: None })
+    };
+
     /// This thread's last output (see `streaming`). Per thread, not per connection: a
     /// thread streaming to several connections (a PUB's subscribers, one DEALER per peer)
     /// comes back to each one only after writing to all the others, so each connection
@@ -80,12 +101,33 @@ thread_local! {
 /// answers what comes (a reply, a forwarded request): not part of a stream, it goes out
 /// at once. Without this, a proxy forwarding one request at a time between two
 /// connections wrote through the I/O thread, 10 µs more per round trip.
+/// The calling thread receives: what it sends next may answer what it got, so its next
+/// large message is not part of a stream (see `output_ready_large`), however soon it
+/// comes. A REQ whose reply was already queued sent its next request within the stream
+/// gap.
+#[inline]
+pub(crate) fn note_receive() {
+    LARGE_OUTPUT.with(|l| l.borrow_mut().conn = 0);
+}
+
+/// Bytes a streaming write held back (`tail_hold`) are written now: what the thread
+/// waits for may answer them.
 pub(crate) fn note_wait() {
     THREAD_OUTPUT.with(|t| {
         let mut last = t.get();
         last.waited = true;
         t.set(last);
     });
+    let held = LARGE_OUTPUT.with(|l| {
+        let mut l = l.borrow_mut();
+        l.conn = 0;
+        l.held.take()
+    });
+    if let Some(c) = held.and_then(|w| w.upgrade()) {
+        if c.try_flush(false) != Some(true) {
+            c.schedule();
+        }
+    }
 }
 
 /// True if output handed at `now` to connection `conn` (last flushed inline at
@@ -176,22 +218,56 @@ impl ConnHandle {
     /// that on 2 cores takes the receiving thread's core (tcp 64 KiB in one process: the
     /// I/O thread woken for every other message preempted the receiver ~5,000 times per
     /// 8,192 messages). The I/O thread still gets what the kernel had no room for.
+    ///
+    /// The thread's next large message to the same connection, within
+    /// `HOLD_STREAM_GAP_NS` and with no wait for input between, is part of a stream: its
+    /// write may hold back the bytes past its last whole segment (`tail_hold`).
     pub(crate) fn output_ready_large(&self) {
-        self.flush_or_schedule();
+        let id = self.id();
+        let now = now_ns();
+        let hold = LARGE_OUTPUT.with(|l| {
+            let l = l.borrow();
+            l.conn == id && now.saturating_sub(l.ns) < HOLD_STREAM_GAP_NS
+        });
+        let Ok(mut conn) = self.conn.try_lock() else {
+            self.schedule();
+            return;
+        };
+        let done = conn.flush_inline(hold);
+        let held = conn.holds_tail().then(|| conn.handle.clone());
+        drop(conn);
+        let end = self.note_inline_flush();
+        LARGE_OUTPUT.with(|l| {
+            *l.borrow_mut() = LargeOutput {
+                conn: id,
+                ns: end,
+                held,
+            }
+        });
+        if !done {
+            self.schedule();
+        }
+    }
+
+    /// Notes that this thread just ended an inline flush of this connection (for the
+    /// streaming gap); returns when (`now_ns`).
+    fn note_inline_flush(&self) -> u64 {
+        let now = now_ns();
+        self.last_inline_ns.store(now, Ordering::Relaxed);
+        THREAD_OUTPUT.with(|t| {
+            t.set(ThreadOutput {
+                inline_ns: now,
+                ..t.get()
+            })
+        });
+        now
     }
 
     /// Writes what is queued from this thread (noting when, for the streaming gap); the I/O
     /// thread gets what is left, or all of it if another thread holds the connection.
     fn flush_or_schedule(&self) {
-        if let Some(done) = self.try_flush() {
-            let now = now_ns();
-            self.last_inline_ns.store(now, Ordering::Relaxed);
-            THREAD_OUTPUT.with(|t| {
-                t.set(ThreadOutput {
-                    inline_ns: now,
-                    ..t.get()
-                })
-            });
+        if let Some(done) = self.try_flush(false) {
+            self.note_inline_flush();
             if done {
                 return;
             }
@@ -201,15 +277,15 @@ impl ConnHandle {
 
     /// Writes what is queued from this thread, unless another thread holds the
     /// connection (None). Some(true) when nothing is left for the I/O thread to do.
-    fn try_flush(&self) -> Option<bool> {
-        Some(self.conn.try_lock().ok()?.flush_inline())
+    fn try_flush(&self, hold: bool) -> Option<bool> {
+        Some(self.conn.try_lock().ok()?.flush_inline(hold))
     }
 
     /// A large message, or a long run of small ones, was queued while the connection was
     /// already writing: write from this thread as well if the connection is free right now
     /// (the I/O thread is busy elsewhere, e.g. reading); otherwise it is the I/O thread's.
     pub(crate) fn write_along(&self) {
-        if self.try_flush() == Some(false) {
+        if self.try_flush(false) == Some(false) {
             self.schedule();
         }
     }
@@ -276,6 +352,13 @@ impl ConnHandle {
         if timer {
             self.schedule();
         }
+    }
+
+    /// Writes that held bytes back for the next one, and whether bytes are held now (for
+    /// tests: see `tail_hold`).
+    pub(crate) fn held_tail(&self) -> (u64, bool) {
+        let c = self.lock();
+        (c.held_writes(), c.holds_tail())
     }
 
     /// Reads that took bytes made by the I/O thread while the connection was claimed

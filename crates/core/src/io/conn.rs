@@ -6,6 +6,7 @@ use super::assist::ConnHandle;
 use super::codec::Codec;
 use super::reactor::{ReactorShared, Timer};
 use super::stream::Stream;
+use super::tail_hold::{HeldTailDue, TailHold, HOLD_FLUSH_AFTER};
 use super::writeq::{WriteQueue, IN_PLACE_MIN};
 use crate::monitor::event;
 use crate::msg::{Metadata, Msg};
@@ -172,6 +173,8 @@ pub(super) struct Conn {
     send_buffer_raised: bool,
     /// Large bodies written in place, and what the engine encoded before them.
     writeq: WriteQueue,
+    /// Bytes past the last whole tcp segment held back for the next write (`tail_hold`).
+    tail: TailHold,
     last_recv: Instant,
     /// When the last PING with a HEARTBEAT_TIMEOUT running went out (None: none yet).
     ping_sent: Option<Instant>,
@@ -296,6 +299,7 @@ impl Conn {
             release_armed: None,
             send_buffer_raised: false,
             writeq: WriteQueue::default(),
+            tail: TailHold::default(),
             last_recv: Instant::now(),
             ping_sent: None,
             peer_ttl: None,
@@ -804,19 +808,32 @@ impl Conn {
         if self.connecting {
             return Ok(());
         }
+        // The last write held bytes back: take more messages before writing again (and
+        // so does this flush, of a stream's next message, if bytes are held).
+        let mut held = self.tail.allowed && self.tail.holding();
         loop {
-            if !self.writeq.is_empty() || self.engine.has_output() {
+            if !held && (!self.writeq.is_empty() || self.engine.has_output()) {
                 let written = if self.writeq.is_empty() {
                     self.stream
                         .write(self.engine.output())
-                        .inspect(|&n| self.engine.consume_output(n))
+                        .map(|n| (n, false))
+                        .inspect(|&(n, _)| self.engine.consume_output(n))
                 } else {
-                    self.writeq.write(&mut self.stream, &mut self.engine)
+                    let hold = self.tail.segment(&self.stream);
+                    self.writeq.write(&mut self.stream, &mut self.engine, hold)
                 };
                 match written {
-                    Ok(_) => {
+                    Ok((_, kept)) => {
                         self.writes += 1;
                         self.peer_unchecked = false;
+                        if kept {
+                            held = true;
+                            let now = Instant::now();
+                            if self.tail.held(now) {
+                                self.timers
+                                    .push((now + HOLD_FLUSH_AFTER, Timer::HeldTail(self.token)));
+                            }
+                        }
                         continue;
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
@@ -908,6 +925,7 @@ impl Conn {
                 self.output_drained();
                 return Ok(());
             }
+            held = false;
             for m in self.out_batch.drain(..) {
                 if self.engine.is_raw() && m.is_empty() {
                     // STREAM: an empty frame asks to close the connection, after what came
@@ -1114,6 +1132,16 @@ impl Conn {
     }
 
     /// Encoded output waits for room in the kernel.
+    /// Writes that held bytes back so far (for tests).
+    pub(super) fn held_writes(&self) -> u64 {
+        self.tail.held_writes
+    }
+
+    /// Bytes are held back for the next write (`tail_hold`), none waiting for room.
+    pub(super) fn holds_tail(&self) -> bool {
+        self.tail.holding() && self.wants_write()
+    }
+
     pub(super) fn wants_write(&self) -> bool {
         !self.writeq.is_empty() || self.engine.has_output()
     }
@@ -1174,7 +1202,9 @@ impl Conn {
     /// writer side was idle). False if the reactor must take over: the connection is not
     /// in plain traffic, it failed (the reason is kept for the reactor), or it asked for
     /// timers.
-    pub(super) fn flush_inline(&mut self) -> bool {
+    /// `hold`: the thread streams large messages to this connection, and the write may
+    /// hold back the bytes past its last whole segment (see `tail_hold`).
+    pub(super) fn flush_inline(&mut self, hold: bool) -> bool {
         if !self.assistable() || self.fin_seen {
             return false;
         }
@@ -1189,7 +1219,9 @@ impl Conn {
         if !self.peer_unchecked && self.stream.peer_closed_now() {
             return false;
         }
+        self.tail.allowed = hold;
         let flushed = self.flush();
+        self.tail.allowed = false;
         self.peer_unchecked = false;
         match flushed {
             Err(why) => {
@@ -1242,6 +1274,11 @@ impl Conn {
     /// now, for that reason.
     pub(super) fn start_linger(&mut self, linger: i32) -> Option<Close> {
         if linger == 0 {
+            if self.holds_tail() {
+                // The end of a message already sent, held back only to fill a segment
+                // (`tail_hold`): without the hold it would be in the kernel by now.
+                let _ = self.flush();
+            }
             return Some(Close::Shutdown);
         }
         // Not yet handshaked: keep going; the queue is flushed once the handshake is done.
@@ -1279,6 +1316,13 @@ impl Conn {
                 self.release_output();
                 Ok(())
             }
+            Timer::HeldTail(_) => match self.tail.due(now) {
+                HeldTailDue::Later(at) => {
+                    self.timers.push((at, Timer::HeldTail(self.token)));
+                    Ok(())
+                }
+                HeldTailDue::Flush => self.flush(),
+            },
             Timer::ClaimIdle(_) => {
                 self.claim_timer = false;
                 // A held claim asks for this timer again when its wait ends: a thread

@@ -8,10 +8,11 @@ mod codec;
 mod conn;
 mod reactor;
 mod stream;
+mod tail_hold;
 mod thread_setup;
 mod writeq;
 
-pub(crate) use assist::{note_wait, ConnHandle, Served};
+pub(crate) use assist::{note_receive, note_wait, ConnHandle, Served};
 pub(crate) use reactor::ReactorShared;
 pub(crate) use thread_setup::IoThreadOptions;
 

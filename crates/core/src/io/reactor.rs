@@ -330,6 +330,9 @@ pub(super) enum Timer {
     Linger(usize),
     /// A connection whose writes found the kernel full looks whether its peer stalled.
     ReleaseOutput(usize),
+    /// A connection whose writes held bytes back for the next one (`tail_hold`) writes
+    /// them if its stream has stopped.
+    HeldTail(usize),
     /// A connection whose reads were left to its receiving thread (`Conn::read_deferred`)
     /// reads what that thread has not come back for.
     ReadDeferred(usize),
@@ -925,6 +928,7 @@ impl Reactor {
                 | Timer::HeartbeatTimeout(t)
                 | Timer::Linger(t)
                 | Timer::ReleaseOutput(t)
+                | Timer::HeldTail(t)
                 | Timer::ReadDeferred(t)
                 | Timer::ClaimIdle(t)
                 | Timer::ConnectTimeout(t) => {
@@ -950,7 +954,8 @@ impl Reactor {
         self.timers.retain(|(_, t)| {
             !matches!(t, Timer::Handshake(x) | Timer::Heartbeat(x) | Timer::HeartbeatTimeout(x)
                 | Timer::Linger(x)
-                | Timer::ReleaseOutput(x) | Timer::ReadDeferred(x) | Timer::ClaimIdle(x)
+                | Timer::ReleaseOutput(x) | Timer::HeldTail(x) | Timer::ReadDeferred(x)
+                | Timer::ClaimIdle(x)
                 | Timer::ConnectTimeout(x)
                 if *x == token)
         });

@@ -121,6 +121,25 @@ impl Stream {
                 ))
     }
 
+    /// The tcp connection's current maximum segment size (`TCP_MAXSEG`: it grows with the
+    /// peer's window in the first writes), or None for ipc or if the call fails.
+    pub(crate) fn tcp_mss(&self) -> Option<usize> {
+        let Stream::Tcp(s) = self else { return None };
+        let mut mss: libc::c_int = 0;
+        let mut len = std::mem::size_of_val(&mss) as libc::socklen_t;
+        // SAFETY: our own open tcp descriptor; `mss` has `len` writable bytes.
+        let rc = unsafe {
+            libc::getsockopt(
+                s.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_MAXSEG,
+                &mut mss as *mut libc::c_int as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        (rc == 0 && mss > 0).then_some(mss as usize)
+    }
+
     /// About how many more bytes the kernel takes now, in its own accounting (send buffer
     /// less the memory queued for sending, which counts per-packet overhead too, so the
     /// payload it takes is somewhat less): one `SO_MEMINFO` call. None for ipc, which

@@ -95,27 +95,43 @@ impl WriteQueue {
     }
 
     /// One `writev` of the queued pieces followed by the engine's output; drops what was
-    /// written. Returns the bytes written.
-    pub(super) fn write(&mut self, stream: &mut Stream, engine: &mut Codec) -> io::Result<usize> {
+    /// written. With `hold = Some(mss)`, a write of the whole queue that would end in a
+    /// small last segment (at most `HOLD_MAX` bytes past a multiple of `mss`) leaves those
+    /// bytes queued for the next write (see `Conn::hold_tail`). Returns the bytes written
+    /// and whether bytes were held back so.
+    pub(super) fn write(
+        &mut self,
+        stream: &mut Stream,
+        engine: &mut Codec,
+        hold: Option<usize>,
+    ) -> io::Result<(usize, bool)> {
         let mut reads: [Option<LoanRead<'_>>; MAX_IOV] = std::array::from_fn(|_| None);
         for (p, r) in self.parts.iter().zip(reads.iter_mut().take(MAX_IOV - 1)) {
             *r = p.read_loan();
         }
-        let mut iov: [IoSlice<'_>; MAX_IOV] = [IoSlice::new(&[]); MAX_IOV];
+        let mut bufs: [&[u8]; MAX_IOV] = [&[]; MAX_IOV];
         let mut k = 0;
         for (i, (p, r)) in self.parts.iter().zip(&reads).take(MAX_IOV - 1).enumerate() {
             let start = if i == 0 { self.front_done } else { 0 };
-            iov[k] = IoSlice::new(p.bytes_from(r, start));
+            bufs[k] = p.bytes_from(r, start);
             k += 1;
         }
         let all_parts = k == self.parts.len();
         if all_parts && engine.has_output() {
-            iov[k] = IoSlice::new(engine.output());
+            bufs[k] = engine.output();
             k += 1;
         }
+        let held = match hold {
+            Some(mss) if all_parts => trim_to_segments(&mut bufs[..k], mss),
+            _ => false,
+        };
+        let asked: usize = bufs[..k].iter().map(|b| b.len()).sum();
+        let iov: [IoSlice<'_>; MAX_IOV] = std::array::from_fn(|i| IoSlice::new(bufs[i]));
         let n = stream.write_vectored(&iov[..k]);
         drop(reads);
         let n = n?;
+        // Held only if the kernel took all that was asked (else it is simply full).
+        let held = held && n == asked;
         let mut left = n;
         while left > 0 {
             let Some(front) = self.parts.front() else {
@@ -136,6 +152,66 @@ impl WriteQueue {
             self.front_done = 0;
             self.parts.pop_front();
         }
-        Ok(n)
+        Ok((n, held))
+    }
+}
+
+/// Most bytes a write leaves for the next one to round it down to whole segments: a copy
+/// of at most this much (the lender's, of a lent body's end) per message.
+pub(super) const HOLD_MAX: usize = 4 * 1024;
+
+/// Shortens the end of `bufs` so that their total is a multiple of `mss`, if that leaves
+/// something to write and holds back at most `HOLD_MAX` bytes. True if it did.
+fn trim_to_segments(bufs: &mut [&[u8]], mss: usize) -> bool {
+    let total: usize = bufs.iter().map(|b| b.len()).sum();
+    let mut cut = total % mss;
+    if cut == 0 || cut > HOLD_MAX || cut >= total {
+        return false;
+    }
+    for b in bufs.iter_mut().rev() {
+        let take = cut.min(b.len());
+        *b = &b[..b.len() - take];
+        cut -= take;
+        if cut == 0 {
+            break;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lens(bufs: &[&[u8]]) -> Vec<usize> {
+        bufs.iter().map(|b| b.len()).collect()
+    }
+
+    #[test]
+    fn a_write_just_over_whole_segments_keeps_the_rest() {
+        let (hdr, body) = ([0u8; 9], vec![0u8; 65536]);
+        let mut bufs: [&[u8]; 2] = [&hdr, &body];
+        assert!(trim_to_segments(&mut bufs, 65483));
+        assert_eq!(lens(&bufs), [9, 65474]);
+    }
+
+    #[test]
+    fn the_cut_runs_back_over_several_pieces() {
+        let (a, b, c) = (vec![1u8; 65480], [2u8; 9], [3u8; 4]);
+        let mut bufs: [&[u8]; 3] = [&a, &b, &c];
+        // 65493 bytes, 10 over one segment: all of `c` and 6 bytes of `b`.
+        assert!(trim_to_segments(&mut bufs, 65483));
+        assert_eq!(lens(&bufs), [65480, 3, 0]);
+        assert_eq!(bufs[1], &[2u8; 3]);
+    }
+
+    #[test]
+    fn nothing_is_kept_from_whole_segments_a_large_rest_or_a_short_write() {
+        let body = vec![0u8; 3 * 65483];
+        for len in [2 * 65483, 65483 + HOLD_MAX + 1, 100] {
+            let mut bufs: [&[u8]; 1] = [&body[..len]];
+            assert!(!trim_to_segments(&mut bufs, 65483), "{len} bytes");
+            assert_eq!(bufs[0].len(), len, "{len} bytes cut anyway");
+        }
     }
 }
