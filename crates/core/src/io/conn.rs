@@ -1186,6 +1186,12 @@ impl Conn {
         !self.connecting && !self.handshaked && !self.engine.is_raw()
     }
 
+    /// A raw STREAM connection that was connected: libzmq 4.3.4 and 4.3.5 count its every
+    /// end as one before the handshake (ZMQ_RECONNECT_STOP_HANDSHAKE_FAILED stops it).
+    pub(super) fn raw_connected(&self) -> bool {
+        !self.connecting && self.engine.is_raw()
+    }
+
     /// True when an application thread may do this connection's traffic I/O itself: the
     /// handshake is done and nothing the reactor must see (closing, lingering, a pending
     /// ZAP reply, a paused read) is in progress.

@@ -961,7 +961,7 @@ impl Reactor {
         });
         let _ = self.poll.registry().deregister(conn.stream.source());
         let connector = conn.connector;
-        let in_handshake = conn.in_handshake();
+        let ended_in_handshake = conn.in_handshake() || conn.raw_connected();
         // A STREAM connection this socket asked to close ends its connect, whatever ended
         // it first (the peer's end, a failed write), as libzmq's raw session ends with its
         // pipe at the close.
@@ -980,12 +980,13 @@ impl Reactor {
                 } else if matches!(
                     why,
                     Close::Protocol(_) | Close::Auth(_) | Close::Refused | Close::StreamClosed
-                ) || (in_handshake
+                ) || (ended_in_handshake
                     && matches!(why, Close::Disconnected | Close::Timeout)
                     && c.stops_when_handshake_fails())
                 {
                     // (ZMQ_RECONNECT_STOP_HANDSHAKE_FAILED: a peer that dropped or stalled
-                    // the handshake counts as one that broke the protocol, as in libzmq.)
+                    // the handshake counts as one that broke the protocol, as in libzmq,
+                    // and so does the end of any STREAM connection.)
                     self.end_connect(ct);
                 } else if why == Close::ConnectRefused && c.stops_when_refused() {
                     // libzmq forgets this one altogether: zmq_disconnect gives ENOENT.
