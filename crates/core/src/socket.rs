@@ -416,6 +416,7 @@ impl Socket {
     /// call into this socket. A batch may stop inside a multipart message; `rcvmore`
     /// says so, and the rest is received as usual.
     pub fn recv_many(&self, mut take: impl FnMut(Msg) -> bool) -> Result<usize> {
+        crate::io::note_receive();
         let mut n = 0;
         {
             let mut st = self.inner.lock();

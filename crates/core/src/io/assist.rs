@@ -103,31 +103,41 @@ thread_local! {
 /// connections wrote through the I/O thread, 10 µs more per round trip.
 /// The calling thread receives: what it sends next may answer what it got, so its next
 /// large message is not part of a stream (see `output_ready_large`), however soon it
-/// comes. A REQ whose reply was already queued sent its next request within the stream
-/// gap.
+/// comes (a REQ whose reply was already queued sent its next request within the stream
+/// gap). Bytes its last write held back (`tail_hold`) are written now: the thread turns
+/// to other work.
 #[inline]
 pub(crate) fn note_receive() {
-    LARGE_OUTPUT.with(|l| l.borrow_mut().conn = 0);
+    // `try_with`: a receive from another thread-local's destructor finds this one gone.
+    let held = LARGE_OUTPUT.try_with(|l| {
+        let mut l = l.borrow_mut();
+        l.conn = 0;
+        l.held.take()
+    });
+    if let Ok(Some(held)) = held {
+        write_held(held);
+    }
 }
 
-/// Bytes a streaming write held back (`tail_hold`) are written now: what the thread
-/// waits for may answer them.
+/// Writes what a connection's streaming write held back, from this thread if the
+/// connection is free, else by the I/O thread.
+#[cold]
+fn write_held(conn: Weak<ConnHandle>) {
+    if let Some(c) = conn.upgrade() {
+        if c.try_flush(false) != Some(true) {
+            c.schedule();
+        }
+    }
+}
+
+/// As `note_receive`, and the thread's next output answers what comes (see `streaming`).
 pub(crate) fn note_wait() {
     THREAD_OUTPUT.with(|t| {
         let mut last = t.get();
         last.waited = true;
         t.set(last);
     });
-    let held = LARGE_OUTPUT.with(|l| {
-        let mut l = l.borrow_mut();
-        l.conn = 0;
-        l.held.take()
-    });
-    if let Some(c) = held.and_then(|w| w.upgrade()) {
-        if c.try_flush(false) != Some(true) {
-            c.schedule();
-        }
-    }
+    note_receive();
 }
 
 /// True if output handed at `now` to connection `conn` (last flushed inline at
@@ -225,10 +235,12 @@ impl ConnHandle {
     pub(crate) fn output_ready_large(&self) {
         let id = self.id();
         let now = now_ns();
-        let hold = LARGE_OUTPUT.with(|l| {
-            let l = l.borrow();
-            l.conn == id && now.saturating_sub(l.ns) < HOLD_STREAM_GAP_NS
-        });
+        let hold = LARGE_OUTPUT
+            .try_with(|l| {
+                let l = l.borrow();
+                l.conn == id && now.saturating_sub(l.ns) < HOLD_STREAM_GAP_NS
+            })
+            .unwrap_or(false);
         let Ok(mut conn) = self.conn.try_lock() else {
             self.schedule();
             return;
@@ -237,13 +249,29 @@ impl ConnHandle {
         let held = conn.holds_tail().then(|| conn.handle.clone());
         drop(conn);
         let end = self.note_inline_flush();
-        LARGE_OUTPUT.with(|l| {
-            *l.borrow_mut() = LargeOutput {
-                conn: id,
-                ns: end,
-                held,
-            }
+        let before = LARGE_OUTPUT.try_with(|l| {
+            std::mem::replace(
+                &mut *l.borrow_mut(),
+                LargeOutput {
+                    conn: id,
+                    ns: end,
+                    held,
+                },
+            )
         });
+        if let Ok(LargeOutput {
+            conn: other,
+            held: Some(other_held),
+            ..
+        }) = before
+        {
+            // The thread moved on to another connection: what the last one holds goes out
+            // now, not at its timer (a ROUTER streaming to one worker, then another, then
+            // waiting for their replies).
+            if other != id {
+                write_held(other_held);
+            }
+        }
         if !done {
             self.schedule();
         }

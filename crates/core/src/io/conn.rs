@@ -826,7 +826,9 @@ impl Conn {
                     Ok((_, kept)) => {
                         self.writes += 1;
                         self.peer_unchecked = false;
-                        if kept {
+                        if !kept {
+                            self.tail.wrote();
+                        } else {
                             held = true;
                             let now = Instant::now();
                             if self.tail.held(now) {
@@ -837,6 +839,7 @@ impl Conn {
                         continue;
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        self.tail.wrote();
                         if self.close_asked {
                             // A STREAM close to a peer that does not read: close now and
                             // drop the rest (libzmq ends the connection with its pipe),
@@ -1280,11 +1283,6 @@ impl Conn {
     /// now, for that reason.
     pub(super) fn start_linger(&mut self, linger: i32) -> Option<Close> {
         if linger == 0 {
-            if self.holds_tail() {
-                // The end of a message already sent, held back only to fill a segment
-                // (`tail_hold`): without the hold it would be in the kernel by now.
-                let _ = self.flush();
-            }
             return Some(Close::Shutdown);
         }
         // Not yet handshaked: keep going; the queue is flushed once the handshake is done.
@@ -1441,6 +1439,12 @@ impl Conn {
 
     /// The connection is gone: report it and release the pipe.
     pub(super) fn closed(&mut self, why: Close) {
+        if why == Close::Shutdown && self.holds_tail() {
+            // Our own close, disconnect or unbind: the end of a message already sent, held
+            // back only to fill a segment (`tail_hold`), would be in the kernel without
+            // the hold. One write of what is queued, nothing more from the pipe.
+            let _ = self.writeq.write(&mut self.stream, &mut self.engine, None);
+        }
         self.dead = true;
         let fd = self.stream.as_raw_fd() as u32;
         if matches!(why, Close::Auth(_))

@@ -45,6 +45,8 @@ pub(super) struct TailHold {
     until_refresh: u32,
     /// When a write last held bytes back (None: nothing held since the timer last looked).
     held_at: Option<Instant>,
+    /// The connection's last write held bytes back, and nothing was written since.
+    pending: bool,
     /// A `Timer::HeldTail` is pending.
     timer_armed: bool,
     /// Writes that held bytes back so far (for tests).
@@ -78,20 +80,27 @@ impl TailHold {
     /// `now + HOLD_FLUSH_AFTER`).
     pub(super) fn held(&mut self, now: Instant) -> bool {
         self.held_writes += 1;
+        self.pending = true;
         self.held_at = Some(now);
         !std::mem::replace(&mut self.timer_armed, true)
     }
 
-    /// A write held bytes back since the timer last looked.
+    /// The connection's last write held bytes back (they are still queued).
     pub(super) fn holding(&self) -> bool {
-        self.held_at.is_some()
+        self.pending
+    }
+
+    /// A write that held nothing back, or found the kernel full: whatever is queued now
+    /// waits for room or for the next flush as usual.
+    pub(super) fn wrote(&mut self) {
+        self.pending = false;
     }
 
     /// `Timer::HeldTail` fired at `now`.
     pub(super) fn due(&mut self, now: Instant) -> HeldTailDue {
         self.timer_armed = false;
         match self.held_at {
-            Some(at) if now < at + HOLD_FLUSH_AFTER => {
+            Some(at) if self.pending && now < at + HOLD_FLUSH_AFTER => {
                 self.timer_armed = true;
                 HeldTailDue::Later(at + HOLD_FLUSH_AFTER)
             }
@@ -124,6 +133,8 @@ mod tests {
             t.due(t0 + 2 * HOLD_FLUSH_AFTER),
             HeldTailDue::Flush
         ));
+        assert!(t.holding(), "still queued until a write");
+        t.wrote();
         assert!(!t.holding());
         // The next hold arms the timer again.
         assert!(t.held(t0 + 3 * HOLD_FLUSH_AFTER));
