@@ -1134,7 +1134,6 @@ impl Conn {
         self.watch == Watch::Claimed && !self.claim_held
     }
 
-    /// Encoded output waits for room in the kernel.
     /// Writes that held bytes back so far (for tests).
     pub(super) fn held_writes(&self) -> u64 {
         self.tail.held_writes
@@ -1145,6 +1144,7 @@ impl Conn {
         self.tail.holding() && self.wants_write()
     }
 
+    /// Encoded output waits for room in the kernel.
     pub(super) fn wants_write(&self) -> bool {
         !self.writeq.is_empty() || self.engine.has_output()
     }
