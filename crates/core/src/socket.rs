@@ -783,6 +783,13 @@ impl Socket {
         self.sum_over_conns(ConnHandle::claimed_io_reads)
     }
 
+    /// How many reads that took bytes the I/O thread made on the connections this
+    /// socket's receive reads itself, claimed or not. For tests.
+    #[doc(hidden)]
+    pub fn io_thread_reads(&self) -> u64 {
+        self.sum_over_conns(ConnHandle::io_reads)
+    }
+
     /// `count` summed over the connections this socket's receive reads itself.
     fn sum_over_conns(&self, count: impl Fn(&ConnHandle) -> u64) -> u64 {
         let sources = self.inner.lock().conn_sources(Vec::new());

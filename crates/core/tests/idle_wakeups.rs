@@ -53,6 +53,7 @@ fn receivers_that_wait_do_not_keep_the_io_thread_awake() {
     a_server_answering_now_and_then_does_not_wake_the_io_thread_per_request();
     receives_that_time_out_do_not_wake_the_io_thread();
     a_streaming_receiver_keeps_its_connection_from_the_io_thread();
+    a_receiver_that_starts_behind_a_tcp_stream_takes_it_from_the_io_thread();
 }
 
 fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
@@ -191,6 +192,53 @@ fn a_streaming_receiver_keeps_its_connection_from_the_io_thread() {
     assert!(
         io_reads.iter().all(|&n| n == 0),
         "the I/O thread made {io_reads:?} reads from under the claim in rounds of {COUNT} messages"
+    );
+    drop((push, pull));
+    ctx.term().unwrap();
+}
+
+fn a_receiver_that_starts_behind_a_tcp_stream_takes_it_from_the_io_thread() {
+    // The receive loop starts while the I/O thread is reading the stream (its queue has a
+    // backlog). Once the backlog is taken, the loop's waits claim the connection, waiting
+    // for the lock if the I/O thread holds it then: a wait that slept without its claim
+    // left the I/O thread reading on, waking the receiver for every few messages, in
+    // most runs for the rest of the stream.
+    const COUNT: usize = 4_000;
+    const SIZE: usize = 64 * 1024;
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.set_int(opt::SNDHWM, 0).unwrap();
+    push.connect(&ep).unwrap();
+    pull.set_int(opt::RCVTIMEO, 5000).unwrap();
+    push.send(b"hello", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"hello");
+    let sender = std::thread::spawn(move || {
+        let body = vec![9u8; SIZE];
+        for _ in 0..COUNT {
+            push.send(&body, 0).unwrap();
+        }
+        push
+    });
+    // Let the I/O thread read a backlog first.
+    std::thread::sleep(Duration::from_millis(20));
+    for i in 0..COUNT / 4 {
+        assert_eq!(pull.recv(0).unwrap().len(), SIZE, "message {i}");
+    }
+    let before = pull.io_thread_reads();
+    for i in COUNT / 4..COUNT {
+        assert_eq!(pull.recv(0).unwrap().len(), SIZE, "message {i}");
+    }
+    let io_reads = pull.io_thread_reads() - before;
+    let push = sender.join().unwrap();
+    // A receiver preempted for long gives its claim back, and the I/O thread reads until
+    // its next wait: a few hundred reads at worst (seen: 0 in most runs, 206), not one or
+    // two per message (seen: 4,757 of the last 3,000 in one run of five without the wait).
+    assert!(
+        io_reads < (COUNT as u64) / 4,
+        "the I/O thread made {io_reads} reads of the last {} messages",
+        COUNT - COUNT / 4
     );
     drop((push, pull));
     ctx.term().unwrap();

@@ -8,7 +8,8 @@ mod common;
 use common::*;
 use ferromq::options::id as opt;
 use ferromq::{Context, Socket, SocketType};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
 
@@ -177,4 +178,51 @@ fn a_disconnect_with_bytes_held_sends_them_first() {
         sent,
         "the last message lost its held bytes"
     );
+}
+
+#[test]
+fn bursts_that_end_while_the_io_thread_is_shut_out_are_delivered_whole() {
+    // A sender writing each large message itself holds its connection most of the time:
+    // the I/O thread, scheduled for a timer or for output the kernel had no room for,
+    // looks again a period later rather than wait for the lock (`Reactor::busy`). Each
+    // burst here ends with no call at all, and the next one starts only once the reader
+    // has all of it, so a burst whose end waits for that later look in vain stalls.
+    let _one_at_a_time = serial();
+    let ctx = Context::new();
+    let (push, pull) = connected_pair(&ctx);
+    // 1..=40 messages per burst: short bursts end inside the first hold, long ones fill
+    // the kernel behind a reader that checks every byte.
+    let bursts: Vec<usize> = (0..60).map(|b| 1 + (b * 7) % 40).collect();
+    let total = bursts.iter().sum();
+    let received = Arc::new(AtomicUsize::new(0));
+    let reader = {
+        let received = received.clone();
+        thread::spawn(move || {
+            let kinds = bodies();
+            for got in 0..total {
+                let Ok(m) = pull.recv(0) else { return };
+                assert!(
+                    m.data() == kinds[got % 16].as_slice(),
+                    "message {got} is not what was sent"
+                );
+                received.store(got + 1, Ordering::Release);
+            }
+        })
+    };
+    let mut sent = 0;
+    for (burst, &n) in bursts.iter().enumerate() {
+        stream(&push, sent, n);
+        sent += n;
+        let mut waited = 0;
+        while received.load(Ordering::Acquire) < sent {
+            assert!(
+                waited < 3000,
+                "burst {burst}: {} of {sent} messages came",
+                received.load(Ordering::Acquire)
+            );
+            thread::sleep(Duration::from_millis(1));
+            waited += 1;
+        }
+    }
+    reader.join().unwrap();
 }

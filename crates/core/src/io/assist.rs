@@ -190,6 +190,16 @@ impl ConnHandle {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The I/O thread's access when it can do without: None if another thread holds the
+    /// connection.
+    pub(super) fn try_lock(&self) -> Option<MutexGuard<'_, Conn>> {
+        match self.conn.try_lock() {
+            Ok(c) => Some(c),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     /// The I/O thread should look at this connection.
     pub(crate) fn schedule(&self) {
         self.shared.schedule(self.token);
@@ -350,13 +360,12 @@ impl ConnHandle {
     /// last wait left in place is taken over. Every claim must be given back with
     /// `release` (which may leave it in place a while, see `Conn::release_claim`).
     pub(crate) fn claim(&self) -> Option<(Watched, Option<usize>)> {
-        let mut conn = match self.conn.try_lock() {
-            Ok(c) => c,
-            // Nobody else watches a descriptor claimed and left in place: wait for the
-            // lock (the I/O thread holds it briefly) rather than sleep without it.
-            Err(_) if self.idle_claim.load(Ordering::Relaxed) => self.lock(),
-            Err(_) => return None,
-        };
+        // Waits for the lock (the I/O thread holds it for one batch at most) rather than
+        // sleep without the claim: the I/O thread would read what arrives, and wake this
+        // thread for it, until a later wait happens to find the lock free (tcp 64 KiB in
+        // one process: such runs moved ~15 % fewer messages, the sender paying a wake-up
+        // of the I/O thread in most of its writes).
+        let mut conn = self.lock();
         let fd = conn.claim();
         self.idle_claim
             .store(conn.has_idle_claim(), Ordering::Relaxed);
@@ -394,6 +403,11 @@ impl ConnHandle {
     /// (for tests).
     pub(crate) fn claimed_io_reads(&self) -> u64 {
         self.lock().claimed_io_reads()
+    }
+
+    /// Reads that took bytes made by the I/O thread (for tests).
+    pub(crate) fn io_reads(&self) -> u64 {
+        self.lock().io_reads()
     }
 
     /// True while a claim is left in place unheld (looked at under the lock).

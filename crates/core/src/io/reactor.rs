@@ -4,6 +4,7 @@
 use super::assist::ConnHandle;
 use super::conn::{Close, Conn};
 use super::stream::{Listener, Stream};
+use super::tail_hold::HOLD_FLUSH_AFTER;
 use super::thread_setup::{block_signals, IoThreadOptions};
 use super::{BindRequest, ConnectRequest};
 use crate::error::{Error, Result};
@@ -360,8 +361,30 @@ struct Reactor {
     again_buf: Vec<usize>,
     /// `run_timers`' list of due timers (kept, so firing allocates nothing).
     due_buf: Vec<Timer>,
+    /// Connections scheduled while an application thread held them: that thread is doing
+    /// their I/O now and asks again for what it leaves (its flush or read reports it), so
+    /// the reactor looks at them after `BUSY_RETRY` rather than wait for the lock (a
+    /// sender writing each large message takes it again within a microsecond of letting
+    /// it go: a reactor waiting for it was woken at each release, ~5 times per look).
+    busy: Vec<usize>,
+    /// When to look at `busy` (None: it is empty).
+    busy_at: Option<Instant>,
     stopping: bool,
 }
+
+/// Whether the reactor waits for a connection's lock that an application thread holds.
+#[derive(Clone, Copy)]
+enum LockWait {
+    Wait,
+    IfFree,
+}
+
+/// An application thread held the connection: nothing was done.
+struct Busy;
+
+/// How long a connection scheduled while an application thread held it waits for the
+/// reactor's next look (`Reactor::busy`). The poller's timeout has millisecond resolution.
+const BUSY_RETRY: Duration = Duration::from_millis(1);
 
 impl Reactor {
     fn new(poll: Poll, shared: Arc<ReactorShared>) -> Reactor {
@@ -376,6 +399,8 @@ impl Reactor {
             again: Vec::new(),
             again_buf: Vec::new(),
             due_buf: Vec::new(),
+            busy: Vec::new(),
+            busy_at: None,
             stopping: false,
         }
     }
@@ -387,7 +412,9 @@ impl Reactor {
             let timeout = if self.again.is_empty() {
                 self.timers
                     .iter()
-                    .map(|(t, _)| t.saturating_duration_since(now))
+                    .map(|(t, _)| *t)
+                    .chain(self.busy_at)
+                    .map(|t| t.saturating_duration_since(now))
                     .min()
             } else {
                 Some(Duration::ZERO)
@@ -416,6 +443,7 @@ impl Reactor {
             self.run_commands();
             self.run_scheduled();
             self.run_again();
+            self.run_busy();
             self.run_timers();
             if self.stopping && self.conns.is_empty() && self.connectors.is_empty() {
                 break;
@@ -427,11 +455,27 @@ impl Reactor {
     /// Runs `f` on connection `token` (None if it is gone), then takes the timers it asked
     /// for into the reactor's list.
     fn with_conn<R>(&mut self, token: usize, f: impl FnOnce(&mut Conn) -> R) -> Option<R> {
-        let handle = self.conns.get(&token)?;
-        let mut conn = handle.lock();
+        self.with_conn_as(token, LockWait::Wait, f).unwrap_or(None)
+    }
+
+    /// `with_conn`, waiting for the connection's lock or not (`Err(Busy)`: an application
+    /// thread holds it).
+    fn with_conn_as<R>(
+        &mut self,
+        token: usize,
+        how: LockWait,
+        f: impl FnOnce(&mut Conn) -> R,
+    ) -> std::result::Result<Option<R>, Busy> {
+        let Some(handle) = self.conns.get(&token) else {
+            return Ok(None);
+        };
+        let mut conn = match how {
+            LockWait::Wait => handle.lock(),
+            LockWait::IfFree => handle.try_lock().ok_or(Busy)?,
+        };
         let r = f(&mut conn);
         self.timers.append(&mut conn.timers);
-        Some(r)
+        Ok(Some(r))
     }
 
     /// The tokens of the connections for which `pred` holds.
@@ -848,10 +892,21 @@ impl Reactor {
     }
 
     fn conn_ready(&mut self, token: usize, readable: bool, writable: bool) {
-        let result = self.with_conn(token, |c| {
+        let _ = self.conn_ready_as(token, readable, writable, LockWait::Wait);
+    }
+
+    /// `conn_ready`, waiting for the connection's lock or not (`Err(Busy)`: nothing done).
+    fn conn_ready_as(
+        &mut self,
+        token: usize,
+        readable: bool,
+        writable: bool,
+        how: LockWait,
+    ) -> std::result::Result<(), Busy> {
+        let result = self.with_conn_as(token, how, |c| {
             c.ready(readable, writable)
                 .map(|()| (c.input_left(), c.deferred_queue()))
-        });
+        })?;
         match result {
             Some(Err(why)) => self.close_conn(token, why),
             // A short list (connections streaming right now): a scan keeps each once.
@@ -872,6 +927,7 @@ impl Reactor {
             }
             _ => {}
         }
+        Ok(())
     }
 
     /// Reads on where the last round left input behind (see `Reactor::again`).
@@ -900,12 +956,35 @@ impl Reactor {
         list.sort_unstable();
         list.dedup();
         for &t in &list {
-            if self.conns.contains_key(&t) {
-                self.conn_ready(t, true, true);
+            if self.conns.contains_key(&t)
+                && self.conn_ready_as(t, true, true, LockWait::IfFree).is_err()
+                && !self.busy.contains(&t)
+            {
+                self.busy.push(t);
             }
         }
         list.clear();
         self.sched_buf = list;
+        if !self.busy.is_empty() && self.busy_at.is_none() {
+            self.busy_at = Some(Instant::now() + BUSY_RETRY);
+        }
+    }
+
+    /// Looks at the connections that were busy when scheduled (`Reactor::busy`), waiting
+    /// for their locks this time, once `BUSY_RETRY` has passed.
+    fn run_busy(&mut self) {
+        match self.busy_at {
+            Some(at) if at <= Instant::now() => self.busy_at = None,
+            _ => return,
+        }
+        let list = std::mem::take(&mut self.busy);
+        for &t in &list {
+            if self.conns.contains_key(&t) {
+                self.conn_ready(t, true, true);
+            }
+        }
+        self.busy = list;
+        self.busy.clear();
     }
 
     fn run_timers(&mut self) {
@@ -932,13 +1011,21 @@ impl Reactor {
                 | Timer::ReadDeferred(t)
                 | Timer::ClaimIdle(t)
                 | Timer::ConnectTimeout(t) => {
-                    let result = self.with_conn(t, |c| c.timer(k, now).map(|()| c.input_left()));
-                    match result {
-                        Some(Err(why)) => self.close_conn(t, why),
+                    // A stream's held bytes go out with its thread's next write: while that
+                    // thread holds the connection, look again a period later rather than
+                    // wait behind a sender that takes the lock again at once (tcp 64 KiB:
+                    // ~5 futex wakes per firing, each taking the receiving thread's core).
+                    let how = match k {
+                        Timer::HeldTail(_) => LockWait::IfFree,
+                        _ => LockWait::Wait,
+                    };
+                    match self.with_conn_as(t, how, |c| c.timer(k, now).map(|()| c.input_left())) {
+                        Ok(Some(Err(why))) => self.close_conn(t, why),
                         // A read that left input (one batch; edge-triggered, so no new
                         // event would say so) goes on in the next round.
-                        Some(Ok(true)) if !self.again.contains(&t) => self.again.push(t),
-                        _ => {}
+                        Ok(Some(Ok(true))) if !self.again.contains(&t) => self.again.push(t),
+                        Ok(_) => {}
+                        Err(Busy) => self.timers.push((now + HOLD_FLUSH_AFTER, k)),
                     }
                 }
             }
