@@ -783,8 +783,8 @@ impl Socket {
         self.sum_over_conns(ConnHandle::claimed_io_reads)
     }
 
-    /// How many reads that took bytes the I/O thread made on the connections this
-    /// socket's receive reads itself, claimed or not. For tests.
+    /// How many reads by the I/O thread returned bytes on the connections this socket's
+    /// receive reads itself, claimed or not. For tests.
     #[doc(hidden)]
     pub fn io_thread_reads(&self) -> u64 {
         self.sum_over_conns(ConnHandle::io_reads)

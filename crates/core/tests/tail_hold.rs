@@ -216,6 +216,10 @@ fn bursts_that_end_while_the_io_thread_is_shut_out_are_delivered_whole() {
         let mut waited = 0;
         while received.load(Ordering::Acquire) < sent {
             assert!(
+                !reader.is_finished(),
+                "burst {burst}: the reader stopped (a receive failed, or a message differed)"
+            );
+            assert!(
                 waited < 3000,
                 "burst {burst}: {} of {sent} messages came",
                 received.load(Ordering::Acquire)

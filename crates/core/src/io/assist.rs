@@ -256,7 +256,11 @@ impl ConnHandle {
             self.schedule();
             return;
         };
+        let writes = conn.writes();
         let done = conn.flush_inline(hold);
+        // Only a write makes the next message part of a stream (it skips the look for a
+        // closed peer): a flush that found the peer gone wrote nothing.
+        let wrote = conn.writes() != writes;
         let held = conn.holds_tail().then(|| conn.handle.clone());
         drop(conn);
         let end = self.note_inline_flush();
@@ -264,7 +268,7 @@ impl ConnHandle {
             std::mem::replace(
                 &mut *l.borrow_mut(),
                 LargeOutput {
-                    conn: id,
+                    conn: if wrote { id } else { 0 },
                     ns: end,
                     held,
                 },
@@ -360,8 +364,8 @@ impl ConnHandle {
     /// last wait left in place is taken over. Every claim must be given back with
     /// `release` (which may leave it in place a while, see `Conn::release_claim`).
     pub(crate) fn claim(&self) -> Option<(Watched, Option<usize>)> {
-        // Waits for the lock (the I/O thread holds it for one batch at most) rather than
-        // sleep without the claim: the I/O thread would read what arrives, and wake this
+        // Waits for the lock (held briefly: a batch read, a write) rather than sleep
+        // without the claim: the I/O thread would read what arrives, and wake this
         // thread for it, until a later wait happens to find the lock free (tcp 64 KiB in
         // one process: such runs moved ~15 % fewer messages, the sender paying a wake-up
         // of the I/O thread in most of its writes).
@@ -405,7 +409,7 @@ impl ConnHandle {
         self.lock().claimed_io_reads()
     }
 
-    /// Reads that took bytes made by the I/O thread (for tests).
+    /// Reads by the I/O thread that returned bytes (for tests).
     pub(crate) fn io_reads(&self) -> u64 {
         self.lock().io_reads()
     }

@@ -221,7 +221,7 @@ pub(super) struct Conn {
     /// the connection claimed (for tests: who reads a connection is not otherwise
     /// visible).
     claimed_io_reads: u64,
-    /// Reads that took bytes made by the I/O thread, claimed or not (for tests).
+    /// Reads by the I/O thread that returned bytes, claimed or not (for tests).
     io_reads: u64,
     /// A `Timer::ReadDeferred` is pending.
     deferred_timer: bool,
@@ -433,14 +433,7 @@ impl Conn {
             self.started();
         }
         self.poll_zap()?;
-        if self.read_paused {
-            if let Some(p) = &self.pipe {
-                if p.out.reserve() {
-                    self.read_paused = false;
-                    self.process()?;
-                }
-            }
-        }
+        self.resume_reading()?;
         if readable && (!self.lingering || !self.handshaked) {
             // A connection application threads also read: one batch per look, then come
             // back (the reactor looks again when `input_left`), so that the connection's
@@ -596,6 +589,20 @@ impl Conn {
                 }
             }
         }
+    }
+
+    /// Input waits for room in the queue (`read_paused`): if there is some now, decodes
+    /// what is buffered and lets reads go on.
+    fn resume_reading(&mut self) -> Result<(), Close> {
+        if self.read_paused {
+            if let Some(p) = &self.pipe {
+                if p.out.reserve() {
+                    self.read_paused = false;
+                    self.process()?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Decodes buffered input into the pipe, stopping at the socket's receive HWM.
@@ -1138,6 +1145,11 @@ impl Conn {
         self.watch == Watch::Claimed && !self.claim_held
     }
 
+    /// Writes that took bytes so far.
+    pub(super) fn writes(&self) -> u64 {
+        self.writes
+    }
+
     /// Writes that held bytes back so far (for tests).
     pub(super) fn held_writes(&self) -> u64 {
         self.tail.held_writes
@@ -1163,7 +1175,7 @@ impl Conn {
         self.claimed_io_reads
     }
 
-    /// Reads that took bytes made by the I/O thread (for tests).
+    /// Reads by the I/O thread that returned bytes (for tests).
     pub(super) fn io_reads(&self) -> u64 {
         self.io_reads
     }
@@ -1234,9 +1246,10 @@ impl Conn {
             && self.writeq.is_empty()
             && !self.engine.has_output()
             && !self.out_mid_message;
-        // A stream's next message (`hold`) is written without the look: its bytes go the
-        // way of those its last write put in the kernel microseconds ago, which a closed
-        // peer loses as well (~3 % of a tcp 64 KiB sender's time).
+        // A stream's next message (`hold`: this thread wrote this connection microseconds
+        // ago) is written without the look (~3 % of a tcp 64 KiB sender's time): a peer
+        // that closes mid-stream loses what the last writes put in the kernel anyway,
+        // and its reset fails the next write or two.
         if !self.peer_unchecked && !hold && self.stream.peer_closed_now() {
             return false;
         }
@@ -1261,7 +1274,15 @@ impl Conn {
     /// timers); outside plain traffic this does nothing and leaves it to the reactor's
     /// own readiness events.
     pub(super) fn pull_inline(&mut self) -> bool {
-        if self.assistable() && !self.read_paused {
+        // The queue had no room for input and this thread has since taken from it: read on
+        // now. The reactor's look for that room (`room_ready`) may have found this thread
+        // holding the connection and come only `BUSY_RETRY` later, with the kernel full.
+        if self.read_paused {
+            if let Err(why) = self.resume_reading() {
+                self.deferred_close = Some(why);
+            }
+        }
+        if self.assistable() && !self.read_paused && self.deferred_close.is_none() {
             // Only a thread inside its wait polls for room; one that left its claim in
             // place (a non-blocking receive) hands output that finds none to the poller.
             self.claimer_io = self.watch == Watch::Claimed && self.claim_held;

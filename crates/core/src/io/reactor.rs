@@ -362,10 +362,11 @@ struct Reactor {
     /// `run_timers`' list of due timers (kept, so firing allocates nothing).
     due_buf: Vec<Timer>,
     /// Connections scheduled while an application thread held them: that thread is doing
-    /// their I/O now and asks again for what it leaves (its flush or read reports it), so
-    /// the reactor looks at them after `BUSY_RETRY` rather than wait for the lock (a
-    /// sender writing each large message takes it again within a microsecond of letting
-    /// it go: a reactor waiting for it was woken at each release, ~5 times per look).
+    /// their I/O now, and its flushes and reads schedule them again for what they leave
+    /// (its claims and releases do not: what they meet waits for this list), so the
+    /// reactor looks at them after `BUSY_RETRY` rather than wait for the lock (a sender
+    /// writing each large message takes it again within a microsecond of letting it go:
+    /// a reactor waiting for it was woken at each release, ~5 times per look).
     busy: Vec<usize>,
     /// When to look at `busy` (None: it is empty).
     busy_at: Option<Instant>,
@@ -913,8 +914,8 @@ impl Reactor {
             Some(Ok((true, _))) if !self.again.contains(&token) => self.again.push(token),
             Some(Ok((_, Some(pipe)))) => {
                 // The read was left to the receiving thread, which was not waiting. If it
-                // began to wait while we held the connection (its own read and claim then
-                // found the lock taken), it may sleep without reading: look at its wait
+                // began to wait while we held the connection (its own read then found the
+                // lock taken), it may sleep without reading: look at its wait
                 // request again now that the lock is free, without taking the lock (so
                 // that its next try cannot fail on us). Its request (a locked RMW on the
                 // queue's word) comes before its try-lock; this fence orders our unlock
@@ -1015,6 +1016,7 @@ impl Reactor {
                     // thread holds the connection, look again a period later rather than
                     // wait behind a sender that takes the lock again at once (tcp 64 KiB:
                     // ~5 futex wakes per firing, each taking the receiving thread's core).
+                    // (Only this timer is looked at `IfFree`: the re-arm below is its own.)
                     let how = match k {
                         Timer::HeldTail(_) => LockWait::IfFree,
                         _ => LockWait::Wait,

@@ -15,8 +15,9 @@
 //! them when its call returns. Nothing is held for a thread that waited for input
 //! since (a reply, a request: sent at once), and what is held goes out when the thread
 //! next waits for input (`assist::note_wait`), when the I/O thread writes the connection
-//! for any reason, or at the latest `HOLD_FLUSH_AFTER` after the stream's last message
-//! (`Timer::HeldTail`).
+//! for any reason, or `HOLD_FLUSH_AFTER` after the stream's last message
+//! (`Timer::HeldTail`; a period or two more if the timer, or its arming, finds the
+//! connection held by an application thread: the reactor does not wait for the lock).
 
 use super::stream::Stream;
 use std::time::{Duration, Instant};
