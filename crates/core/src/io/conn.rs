@@ -1277,7 +1277,7 @@ impl Conn {
         // The queue had no room for input and this thread has since taken from it: read on
         // now. The reactor's look for that room (`room_ready`) may have found this thread
         // holding the connection and come only `BUSY_RETRY` later, with the kernel full.
-        if self.read_paused {
+        if self.read_paused && self.assistable() {
             if let Err(why) = self.resume_reading() {
                 self.deferred_close = Some(why);
             }
