@@ -248,10 +248,13 @@ fn wait_any(
             if let Some(s) = e.sock {
                 // `events` also re-arms the socket's eventfd: any later change makes it
                 // readable.
+                // A poll that will not sleep and finds no input is the caller's look
+                // before other work (see `events_peek`); one that may sleep is marked
+                // by its armed look.
                 let ev = if armed {
                     s.events_polled()?
                 } else {
-                    s.events_peek()?
+                    s.events_peek(timeout_ms == 0 && e.events & ZMQ_POLLIN != 0)?
                 };
                 e.revents = zmq_bits(ev) & e.events;
                 if e.revents != 0 {
@@ -533,6 +536,69 @@ mod tests {
         assert!(start.elapsed() >= Duration::from_millis(30));
         let pushes: Vec<_> = senders.into_iter().map(|t| t.join().unwrap()).collect();
         drop((pushes, pulls));
+        ctx.term().unwrap();
+    }
+
+    #[test]
+    fn a_poll_that_will_not_sleep_and_finds_no_input_sends_what_was_held() {
+        use ferromq::options::id as opt;
+        use ferromq::{Context, SocketType};
+        // A thread streaming 64 KiB messages over tcp holds the bytes past the last whole
+        // segment for its next write. An event loop's zmq_poll with timeout 0 that finds
+        // no input is its turn to other work: the held bytes go out then, not at the I/O
+        // thread's timer a millisecond later.
+        let ctx = Context::new();
+        let b = ctx.socket(SocketType::Dealer).unwrap();
+        b.set_int(opt::LINGER, 0).unwrap();
+        b.set_int(opt::RCVTIMEO, 1500).unwrap();
+        b.bind("tcp://127.0.0.1:*").unwrap();
+        let a = ctx.socket(SocketType::Dealer).unwrap();
+        a.set_int(opt::LINGER, 0).unwrap();
+        a.connect(&b.last_endpoint().unwrap()).unwrap();
+        a.send(b"hello", 0).unwrap();
+        assert_eq!(b.recv(0).unwrap().data(), b"hello");
+        let reader = std::thread::spawn(move || {
+            let mut got = 0;
+            while b.recv(0).is_ok() {
+                got += 1;
+            }
+            got
+        });
+        let body = vec![7u8; 64 * 1024];
+        const LOOKS: usize = 10;
+        let (mut sent, mut looks, mut written) = (0, 0, 0);
+        for _ in 0..1000 {
+            for _ in 0..16 {
+                a.send(&body, 0).unwrap();
+            }
+            sent += 16;
+            if a.held_tail().1 > 0 {
+                looks += 1;
+                let mut e = [Entry {
+                    sock: Some(&a),
+                    fd: -1,
+                    events: ZMQ_POLLIN,
+                    revents: 0,
+                }];
+                assert_eq!(wait(&mut e, 0, None).unwrap(), 0);
+                if a.held_tail().1 == 0 {
+                    written += 1;
+                }
+                if looks == LOOKS {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert_eq!(looks, LOOKS, "bursts seldom ended with bytes held");
+        // Written by the poll unless the I/O thread had the connection at that moment.
+        assert!(
+            written * 2 >= LOOKS,
+            "held bytes still held right after {} of {LOOKS} polls",
+            LOOKS - written
+        );
+        assert_eq!(reader.join().unwrap(), sent, "a message never came");
+        drop(a);
         ctx.term().unwrap();
     }
 

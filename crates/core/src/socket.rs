@@ -848,11 +848,20 @@ impl Socket {
     /// look with `events()` (`zmq_poll` finding a socket ready returns at once). Once the
     /// application holds it, this is `events()`: libzmq's `zmq_poll` reads ZMQ_EVENTS of
     /// every socket, and a program waiting on ZMQ_FD may rely on that.
-    pub fn events_peek(&self) -> Result<i16> {
+    ///
+    /// `input_wanted`: the caller asks about POLLIN and will not sleep (`zmq_poll` with
+    /// timeout 0 in an event loop). Finding none, the thread counts as waiting for input
+    /// (see `events`): what its last large write held back goes out now, not at the I/O
+    /// thread's timer a millisecond later.
+    pub fn events_peek(&self, input_wanted: bool) -> Result<i16> {
         if self.inner.signal.fd_exposed() {
             return self.events_polled();
         }
-        self.events_now(None)
+        let ev = self.events_now(None)?;
+        if input_wanted && ev & POLLIN == 0 && self.reads_input() {
+            crate::io::note_wait();
+        }
+        Ok(ev)
     }
 
     /// Waits until `events()` has a bit of `mask` or `until` passes (None: no limit), and
