@@ -247,10 +247,9 @@ fn wait_any(
             e.revents = 0;
             if let Some(s) = e.sock {
                 // `events` also re-arms the socket's eventfd: any later change makes it
-                // readable.
-                // A poll that will not sleep and finds no input is the caller's look
-                // before other work (see `events_peek`); one that may sleep is marked
-                // by its armed look.
+                // readable. A poll that will not sleep and finds no input is the caller's
+                // look before other work (see `events_peek`); one that may sleep is
+                // marked by its armed look.
                 let ev = if armed {
                     s.events_polled()?
                 } else {

@@ -835,12 +835,18 @@ impl Socket {
     fn events_marking(&self, input_wanted: bool) -> Result<i16> {
         self.inner.signal.rearm();
         let ev = self.events_now(None)?;
+        self.note_no_input(ev, input_wanted);
+        Ok(ev)
+    }
+
+    /// Events `ev` have no POLLIN that the caller (`input_wanted`) asked about: nothing to
+    /// read, as before a wait on ZMQ_FD (see `io::note_wait`). Not for a socket that never
+    /// reads: a send loop asking for POLLOUT is no wait.
+    #[inline]
+    fn note_no_input(&self, ev: i16, input_wanted: bool) {
         if input_wanted && ev & POLLIN == 0 && self.reads_input() {
-            // Nothing to read, as before a wait on ZMQ_FD (see `io::note_wait`). Not for
-            // a socket that never reads: a send loop asking for POLLOUT is no wait.
             crate::io::note_wait();
         }
-        Ok(ev)
     }
 
     /// `events()` without draining or arming the descriptor while the application has
@@ -858,9 +864,7 @@ impl Socket {
             return self.events_polled();
         }
         let ev = self.events_now(None)?;
-        if input_wanted && ev & POLLIN == 0 && self.reads_input() {
-            crate::io::note_wait();
-        }
+        self.note_no_input(ev, input_wanted);
         Ok(ev)
     }
 
