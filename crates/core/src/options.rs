@@ -145,6 +145,9 @@ pub struct Options {
     /// `ZMQ_TCP_ACCEPT_FILTER` masks (see `TcpAcceptMask`); empty: everyone.
     pub(crate) tcp_accept_filters: Vec<TcpAcceptMask>,
     pub(crate) security: Security,
+    /// ZMQ_ROUTER_RAW was set on this ROUTER: its connections speak no ZMTP (as a
+    /// STREAM's). Not an option of its own: libzmq does not read it back either.
+    pub(crate) raw_socket: bool,
 }
 
 /// `ZMQ_MECHANISM` values.
@@ -287,6 +290,7 @@ impl Default for Options {
             ipc_filters: IpcFilters::default(),
             tcp_accept_filters: Vec::new(),
             security: Security::default(),
+            raw_socket: false,
         }
     }
 }

@@ -1158,6 +1158,19 @@ impl Socket {
             let _ = st.pattern.set_option(opt, val);
             return Ok(());
         }
+        if opt == id::ROUTER_RAW && self.inner.kind == SocketType::Router {
+            // Applies to the connections made after it, as in libzmq. Its pattern becomes a
+            // STREAM's, so one that already has peers is refused (libzmq takes it and goes
+            // on routing those peers' ZMTP messages in the raw socket's way).
+            if crate::options::pattern_bool_value(val)? && !st.opts.raw_socket {
+                if !st.pipes.is_empty() {
+                    return Err(Error::InvalidArgument);
+                }
+                st.pattern = crate::pattern::router_raw();
+                st.opts.raw_socket = true;
+            }
+            return Ok(());
+        }
         if opt == id::CONNECT_ROUTING_ID
             && !matches!(self.inner.kind, SocketType::Router | SocketType::Stream)
         {

@@ -251,7 +251,7 @@ impl Conn {
         pipe: Option<(Arc<Pipe>, u64)>,
         connecting: bool,
     ) -> Conn {
-        let engine = if socket.kind == SocketType::Stream {
+        let engine = if socket.kind == SocketType::Stream || opts.raw_socket {
             Codec::raw()
         } else {
             Codec::Zmtp(Box::new(Engine::new(EngineConfig {

@@ -133,6 +133,12 @@ pub(crate) fn new_pattern(kind: SocketType, signal: &Arc<Signal>) -> Result<Box<
     })
 }
 
+/// The pattern of a ROUTER once ZMQ_ROUTER_RAW is set: a STREAM's, with ROUTER's rules
+/// for a routing id nobody has (see `stream::Stream::router_raw`).
+pub(crate) fn router_raw() -> Box<dyn Pattern> {
+    Box::new(stream::Stream::router_raw())
+}
+
 pub(crate) use subs::{cancel_msg, subscribe_msg};
 
 /// The pipe after `i` of `n`, round-robin: a compare, not `%` (a division per message is

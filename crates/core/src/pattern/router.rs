@@ -386,7 +386,6 @@ impl Pattern for Router {
             id::ROUTER_MANDATORY => Some(pattern_bool_value(val).map(|v| self.mandatory = v)),
             id::ROUTER_HANDOVER => Some(pattern_bool_value(val).map(|v| self.handover = v)),
             id::PROBE_ROUTER => Some(pattern_bool_value(val).map(|v| self.probe = v)),
-            id::ROUTER_RAW => Some(Err(Error::NotSupported)),
             _ => None,
         }
     }

@@ -2,11 +2,15 @@
 //! [routing id][data]; sending [routing id][data] writes the data; an empty data frame
 //! closes that connection. Connects and disconnects are announced as [routing id][empty]
 //! (ZMQ_STREAM_NOTIFY, on by default).
+//!
+//! A ROUTER with ZMQ_ROUTER_RAW set works the same way (libzmq 4.3.5, probed), except
+//! that a routing id nobody has is ROUTER's case: the message is dropped, or refused
+//! with EHOSTUNREACH under ZMQ_ROUTER_MANDATORY (a STREAM always refuses it).
 
 use super::{FairQueue, Pattern, PeerMeta};
 use crate::error::{Error, Result};
 use crate::msg::{Metadata, Msg};
-use crate::options::{id, strict_bool_value, OptionValue};
+use crate::options::{id, pattern_bool_value, strict_bool_value, OptionValue};
 use crate::pipe::Pipe;
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -26,6 +30,10 @@ pub(crate) struct Stream {
     /// as libzmq's STREAM copies each generated id into its own routing id (until
     /// ZMQ_ROUTING_ID is set again).
     last_generated: Option<Bytes>,
+    /// A ROUTER with ZMQ_ROUTER_RAW (see the module documentation).
+    router_raw: bool,
+    /// ZMQ_ROUTER_MANDATORY, for a raw ROUTER.
+    mandatory: bool,
 }
 
 /// A pipe with its routing id and its connection's properties.
@@ -53,6 +61,16 @@ impl Stream {
             more_out: false,
             notify: true,
             last_generated: None,
+            router_raw: false,
+            mandatory: false,
+        }
+    }
+
+    /// The pattern of a ROUTER with ZMQ_ROUTER_RAW set.
+    pub(crate) fn router_raw() -> Stream {
+        Stream {
+            router_raw: true,
+            ..Stream::new()
         }
     }
 
@@ -176,6 +194,7 @@ impl Pattern for Stream {
                         }
                         self.out = Some(pid);
                     }
+                    None if self.router_raw && !self.mandatory => self.out = None,
                     None => return Err((Error::HostUnreachable, msg)),
                 }
             }
@@ -231,6 +250,13 @@ impl Pattern for Stream {
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
         match opt {
             id::STREAM_NOTIFY => Some(strict_bool_value(val).map(|v| self.notify = v)),
+            id::ROUTER_MANDATORY if self.router_raw => {
+                Some(pattern_bool_value(val).map(|v| self.mandatory = v))
+            }
+            // Taken and without effect on raw connections, as in libzmq.
+            id::ROUTER_HANDOVER | id::PROBE_ROUTER if self.router_raw => {
+                Some(pattern_bool_value(val).map(|_| ()))
+            }
             id::ROUTING_ID => {
                 // Set by the caller (a value the socket will take): that value reads back
                 // again, as the socket stores it.
