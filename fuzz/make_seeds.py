@@ -197,6 +197,31 @@ seeds["capi"] = {
     "null": b"\x09" + b"\x09\x11\x04\x00\x00\x00\x00",
 }
 
+# wire: [kind] [flags: mechanism = flags % 3, 0x10 MAXMSGSIZE 100] [chunk size] then the
+# raw peer's bytes (see fuzz_targets/wire.rs). Kinds: 0 PAIR, 1 PULL, 2 ROUTER, 3 REP,
+# 4 DEALER, 5 XPUB, 6 SUB, 7 STREAM.
+def null_peer(peer):
+    return greeting(b"NULL", 0) + cmd(b"READY", meta((b"Socket-Type", peer)))
+def plain_peer(peer):
+    return (greeting(b"PLAIN", 0) + cmd(b"HELLO", short(b"user") + short(b"pass"))
+            + cmd(b"INITIATE", meta((b"Socket-Type", peer))))
+seeds["wire"] = {
+    "pair": b"\x00\x00\x00" + null_peer(b"PAIR") + msg(b"one") + msg(b"a", True) + msg(b"b"),
+    "pull": b"\x01\x00\x07" + null_peer(b"PUSH") + msg(b"x" * 300) + cmd(b"PING", b"\x00\x0actx"),
+    "router": b"\x02\x00\x00" + null_peer(b"DEALER") + msg(b"hi"),
+    "rep": b"\x03\x00\x00" + null_peer(b"REQ") + msg(b"", True) + msg(b"request"),
+    "dealer_plain": b"\x04\x01\x00" + plain_peer(b"DEALER") + msg(b"hi"),
+    "xpub": b"\x05\x00\x00" + null_peer(b"SUB") + cmd(b"SUBSCRIBE", b"t") + msg(b"\x01topic") + msg(b"\x00topic"),
+    "sub": b"\x06\x00\x00" + null_peer(b"PUB") + msg(b"news"),
+    "stream": b"\x07\x00\x00" + b"GET / HTTP/1.0\r\n\r\n",
+    "curve_greeting": b"\x01\x02\x00" + greeting(b"CURVE", 0) + cmd(b"HELLO", b"\x01\x00" + b"\x00" * 194),
+    "too_large": b"\x01\x10\x00" + null_peer(b"PUSH") + msg(b"y" * 200),
+    "wrong_type": b"\x01\x00\x00" + null_peer(b"PULL") + msg(b"no"),
+    "huge_length": b"\x04\x00\x00" + null_peer(b"DEALER") + b"\x02" + b"\xff" * 8,
+    "zmtp2": b"\x04\x00\x00" + b"\xff" + b"\x00" * 8 + b"\x7f\x01\x05" + msg(b"") + msg(b"x"),
+    "zmtp1": b"\x01\x00\x00" + b"\x01\x00hello",
+}
+
 for target, files in seeds.items():
     d = os.path.join(ROOT, target)
     os.makedirs(d, exist_ok=True)
