@@ -197,7 +197,7 @@ seeds["capi"] = {
     "null": b"\x09" + b"\x09\x11\x04\x00\x00\x00\x00",
 }
 
-# wire: [kind] [flags: mechanism = flags % 3, 0x10 MAXMSGSIZE 100] [chunk size] then the
+# wire: [kind] [flags: mechanism = flags % 3, 0x10 MAXMSGSIZE 100, 0x20 tcp] [chunk size] then the
 # raw peer's bytes (see fuzz_targets/wire.rs). Kinds: 0 PAIR, 1 PULL, 2 ROUTER, 3 REP,
 # 4 DEALER, 5 XPUB, 6 SUB, 7 STREAM.
 def null_peer(peer):
@@ -220,6 +220,9 @@ seeds["wire"] = {
     "huge_length": b"\x04\x00\x00" + null_peer(b"DEALER") + b"\x02" + b"\xff" * 8,
     "zmtp2": b"\x04\x00\x00" + b"\xff" + b"\x00" * 8 + b"\x7f\x01\x05" + msg(b"") + msg(b"x"),
     "zmtp1": b"\x01\x00\x00" + b"\x01\x00hello",
+    "pull_tcp": b"\x01\x20\x05" + null_peer(b"PUSH") + msg(b"z" * 1000) + msg(b"a", True) + msg(b"b"),
+    "router_tcp_plain": b"\x02\x21\x00" + plain_peer(b"DEALER") + msg(b"hi"),
+    "stream_tcp": b"\x07\x20\x03" + b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
 }
 
 for target, files in seeds.items():

@@ -1,6 +1,6 @@
 //! The I/O driver over a real socket: a ferromq socket bound to an ipc endpoint (Linux
-//! abstract namespace) takes arbitrary bytes from a raw Unix stream, written in chunks of
-//! fuzzed size, through the same I/O thread, connection code and handshake a tcp or ipc
+//! abstract namespace) or a loopback tcp port takes arbitrary bytes from a raw stream,
+//! written in chunks of fuzzed size, through the same I/O thread, connection code and handshake a tcp or ipc
 //! peer meets. Then the raw peer goes away and a well-behaved peer of a matching type
 //! connects with the socket's mechanism. Checked:
 //!
@@ -11,7 +11,8 @@
 //!   closes), by the same fd its ACCEPTED named;
 //! * no panic anywhere, on the I/O thread included (a fuzz build aborts on any).
 //!
-//! Input: [socket kind] [mechanism and options] [chunk size] then the raw peer's bytes.
+//! Input: [socket kind] [flags: mechanism = flags % 3, 0x10 ZMQ_MAXMSGSIZE 100, 0x20 tcp]
+//! [chunk size] then the raw peer's bytes.
 #![no_main]
 
 use ferromq::options::id as opt;
@@ -21,6 +22,7 @@ use ferromq_zmtp::curve::KeyPair;
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeSet;
 use std::io::Write;
+use std::net::TcpStream;
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixStream};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -298,11 +300,27 @@ fuzz_target!(|data: &[u8]| {
         s.set_option(opt::SUBSCRIBE, b"").unwrap();
     }
     let mut watch = Watch::new(&s, n);
-    let name = format!("ferromq-fuzz-wire-{}-{n}", std::process::id());
-    s.bind(&format!("ipc://@{name}")).unwrap();
+    // Flag 0x20: tcp on loopback (its own parts: keepalive, the whole-segment tail hold),
+    // otherwise ipc in the abstract namespace (no files, no ports in TIME_WAIT).
+    let endpoint = if flags & 0x20 != 0 {
+        s.bind("tcp://127.0.0.1:*").unwrap();
+        s.last_endpoint().unwrap()
+    } else {
+        let name = format!("ferromq-fuzz-wire-{}-{n}", std::process::id());
+        s.bind(&format!("ipc://@{name}")).unwrap();
+        format!("ipc://@{name}")
+    };
 
-    let addr = SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
-    let mut raw = UnixStream::connect_addr(&addr).expect("raw connect");
+    let mut raw: Box<dyn Write> = match endpoint.strip_prefix("ipc://@") {
+        Some(name) => {
+            let addr = SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+            Box::new(UnixStream::connect_addr(&addr).expect("raw ipc connect"))
+        }
+        None => {
+            let at = endpoint.strip_prefix("tcp://").unwrap();
+            Box::new(TcpStream::connect(at).expect("raw tcp connect"))
+        }
+    };
     for piece in bytes.chunks(chunk) {
         if raw.write_all(piece).is_err() {
             break; // the socket dropped us: fine, what matters is that it says so
@@ -318,7 +336,7 @@ fuzz_target!(|data: &[u8]| {
     if let Kind::XPub = kind {
         good.set_option(opt::SUBSCRIBE, MARKER).unwrap();
     }
-    good.connect(&format!("ipc://@{name}")).unwrap();
+    good.connect(&endpoint).unwrap();
     match kind {
         Kind::Sub | Kind::XPub => {}
         Kind::Stream => {
