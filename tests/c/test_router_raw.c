@@ -10,12 +10,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+/* A plain TCP client whose reads give up after 3 s. */
 static int raw_connect(const char *ep) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_port = htons((unsigned short)atoi(strrchr(ep, ':') + 1));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    int fd = tu_raw_connect(ep);
     struct timeval tv = {3, 0};
     CHECK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0);
     return fd;

@@ -11,15 +11,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static int raw_connect(const char *ep) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_port = htons((unsigned short)atoi(strrchr(ep, ':') + 1));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
-    return fd;
-}
-
 int main(void) {
     void *ctx = zmq_ctx_new();
     void *server = zmq_socket(ctx, ZMQ_STREAM);
@@ -29,7 +20,7 @@ int main(void) {
     tu_last_endpoint(server, ep, sizeof ep);
 
     for (int round = 0; round < 20; round++) {
-        int fd = raw_connect(ep);
+        int fd = tu_raw_connect(ep);
         unsigned char id[256], buf[256];
         int id_len = zmq_recv(server, id, sizeof id, 0);
         CHECK(id_len > 0);

@@ -133,4 +133,13 @@ static inline int tu_tcp_listener(char *ep, size_t len) {
     snprintf(ep, len, "tcp://127.0.0.1:%u", ntohs(a.sin_port));
     return fd;
 }
+/* A plain TCP connection to "tcp://127.0.0.1:PORT" (the port is all it reads of `ep`). */
+static inline int tu_raw_connect(const char *ep) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_port = htons((unsigned short)atoi(strrchr(ep, ':') + 1));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    return fd;
+}
 #endif
