@@ -300,8 +300,8 @@ fuzz_target!(|data: &[u8]| {
         s.set_option(opt::SUBSCRIBE, b"").unwrap();
     }
     let mut watch = Watch::new(&s, n);
-    // Flag 0x20: tcp on loopback (its own parts: keepalive, the whole-segment tail hold),
-    // otherwise ipc in the abstract namespace (no files, no ports in TIME_WAIT).
+    // Flag 0x20: tcp on loopback (its own listener and connection set-up), otherwise ipc
+    // in the abstract namespace (no files, no ports in TIME_WAIT).
     let endpoint = if flags & 0x20 != 0 {
         s.bind("tcp://127.0.0.1:*").unwrap();
         s.last_endpoint().unwrap()
