@@ -72,6 +72,10 @@ int main(void) {
     int len = -1;
     int id_len = recv_pair(router, id, buf, &len);
     CHECK(len == 0);
+    /* Unlike a STREAM, it does not take the id it made up as its own ZMQ_ROUTING_ID. */
+    size_t own_len = sizeof buf;
+    CHECK_RC(zmq_getsockopt(router, ZMQ_ROUTING_ID, buf, &own_len));
+    CHECK(own_len == 0);
     CHECK(!readable_within(fd, 100));
     CHECK(write(fd, "hello raw", 9) == 9);
     unsigned char id2[256];

@@ -270,7 +270,9 @@ impl Pattern for Stream {
     }
 
     fn get_option(&self, opt: i32) -> Option<OptionValue> {
-        (opt == id::ROUTING_ID)
+        // A raw ROUTER keeps its own routing id (libzmq 4.3.5, probed): only a STREAM
+        // reads back the ids it made up.
+        (opt == id::ROUTING_ID && !self.router_raw)
             .then(|| self.last_generated.clone().map(OptionValue::Binary))
             .flatten()
     }
