@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,25 @@ static int msg_init_huge(void) {
     zmq_msg_t m;
     return zmq_msg_init_size(&m, SIZE_MAX);
 }
+/* Lengths no buffer can have (beyond PTRDIFF_MAX): libzmq 4.3.4 overflows its size
+ * arithmetic and crashes copying; ferromq must refuse them before making a slice. */
+static int send_huge(void) { return zmq_send(pair, "abc", SIZE_MAX, ZMQ_DONTWAIT); }
+static int send_const_huge(void) { return zmq_send_const(pair, "abc", SIZE_MAX, ZMQ_DONTWAIT); }
+static int sendiov_huge(void) {
+    struct iovec v = {(void *)"abc", SIZE_MAX};
+    return zmq_sendiov(pair, &v, 1, ZMQ_DONTWAIT);
+}
+static int setsockopt_huge(void) { return zmq_setsockopt(pair, ZMQ_ROUTING_ID, "abc", SIZE_MAX); }
+static int msg_init_data_huge(void) {
+    zmq_msg_t m;
+    static char body[4];
+    return zmq_msg_init_data(&m, body, SIZE_MAX, NULL, NULL);
+}
+static int z85_encode_huge(void) {
+    char out[16];
+    uint8_t in[4] = {1, 2, 3, 4};
+    return zmq_z85_encode(out, in, SIZE_MAX - 3) ? 0 : -1;
+}
 static int z85_decode_bad_length(void) {
     uint8_t out[8];
     return zmq_z85_decode(out, "abc") ? 0 : -1;
@@ -120,6 +140,12 @@ static const bad_case cases[] = {
     {"zmq_socket_monitor(events 0x10000)", EINVAL, monitor_wide_events},
     {"zmq_socket_monitor(NULL, events 0x1FFFF)", EINVAL, monitor_stop_wide_events},
     {"zmq_msg_init_size(SIZE_MAX)", ENOMEM, msg_init_huge},
+    {"zmq_send(SIZE_MAX bytes)", ENOMEM, send_huge},
+    {"zmq_send_const(SIZE_MAX bytes)", ENOMEM, send_const_huge},
+    {"zmq_sendiov(one SIZE_MAX-byte part)", ENOMEM, sendiov_huge},
+    {"zmq_setsockopt(ROUTING_ID, SIZE_MAX bytes)", EINVAL, setsockopt_huge},
+    {"zmq_msg_init_data(SIZE_MAX bytes)", EINVAL, msg_init_data_huge},
+    {"zmq_z85_encode(SIZE_MAX - 3 bytes)", EINVAL, z85_encode_huge},
     {"zmq_z85_decode(\"abc\")", EINVAL, z85_decode_bad_length},
     {"zmq_z85_decode(\"\")", EINVAL, z85_decode_empty},
     {"zmq_z85_encode(3 bytes)", EINVAL, z85_encode_bad_length},

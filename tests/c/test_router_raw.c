@@ -58,6 +58,8 @@ int main(void) {
     vl = sizeof v;
     CHECK_RC(zmq_getsockopt(router, ZMQ_TYPE, &v, &vl));
     CHECK(v == ZMQ_ROUTER);
+    int zero = 0; /* its connections are always announced: no ZMQ_STREAM_NOTIFY */
+    CHECK_ERR(zmq_setsockopt(router, ZMQ_STREAM_NOTIFY, &zero, sizeof zero), EINVAL);
     tu_set_int(router, ZMQ_RCVTIMEO, 3000);
     tu_set_int(router, ZMQ_LINGER, 0);
     CHECK_RC(zmq_bind(router, "tcp://127.0.0.1:*"));

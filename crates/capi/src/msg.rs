@@ -124,6 +124,8 @@ pub unsafe extern "C" fn zmq_msg_init_buffer(
             &[]
         } else if buf.is_null() {
             return fail(libc::EFAULT);
+        } else if size > isize::MAX as usize {
+            return fail(libc::ENOMEM);
         } else {
             // SAFETY: non-NULL and readable for size bytes per the contract.
             unsafe { std::slice::from_raw_parts(buf as *const u8, size) }
@@ -191,6 +193,10 @@ pub unsafe extern "C" fn zmq_msg_init_data(
         }
         if data.is_null() && size != 0 {
             return fail(libc::EFAULT);
+        }
+        if size > isize::MAX as usize {
+            // No buffer is that long; libzmq takes it and crashes when it is read.
+            return fail(libc::EINVAL);
         }
         let lent = LentBuffer {
             data: data as *mut u8,

@@ -175,7 +175,8 @@ pub unsafe extern "C" fn zmq_setsockopt(
                 return fail(libc::EINVAL);
             }
             &[]
-        } else if optval.is_null() {
+        } else if optval.is_null() || optvallen > isize::MAX as usize {
+            // (No value is that long: no option's length check would take it.)
             return fail(libc::EINVAL);
         } else {
             // SAFETY: non-NULL and readable for optvallen bytes per the contract.
@@ -280,13 +281,21 @@ pub unsafe extern "C" fn zmq_disconnect(socket: *mut c_void, endpoint: *const c_
     unsafe { endpoint_call(socket, endpoint, Socket::disconnect) }
 }
 
-/// Borrows a C buffer; NULL is only allowed with length 0 (EFAULT otherwise).
+/// More `iovec`s than any array can hold (a slice of them would be undefined behaviour).
+const MAX_IOVECS: usize = isize::MAX as usize / std::mem::size_of::<libc::iovec>();
+
+/// Borrows a C buffer; NULL is only allowed with length 0 (EFAULT otherwise), and no
+/// length beyond `isize::MAX` (ENOMEM, as libzmq's failed copy).
 ///
 /// # Safety
 /// `buf` must be NULL or readable for `len` bytes that outlive `'a`.
 pub(crate) unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> CResult<&'a [u8]> {
     if len == 0 {
         Ok(&[])
+    } else if len > isize::MAX as usize {
+        // No buffer is that long (a slice of it would be undefined behaviour); libzmq's
+        // copy of it fails to allocate.
+        fail(libc::ENOMEM)
     } else if buf.is_null() {
         fail(libc::EFAULT)
     } else {
@@ -379,7 +388,7 @@ pub unsafe extern "C" fn zmq_sendiov(
     ffi(-1, || {
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
-        if iov.is_null() || count == 0 {
+        if iov.is_null() || count == 0 || count > MAX_IOVECS {
             return fail(libc::EINVAL);
         }
         // SAFETY: non-NULL and holding `count` entries per the contract.
@@ -423,7 +432,7 @@ pub unsafe extern "C" fn zmq_recviov(
         }
         // SAFETY: non-NULL and valid per the contract.
         let count = unsafe { &mut *count };
-        if *count == 0 {
+        if *count == 0 || *count > MAX_IOVECS {
             return fail(libc::EINVAL);
         }
         // SAFETY: writable for *count entries per the contract.

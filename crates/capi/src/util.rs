@@ -23,7 +23,7 @@ pub unsafe extern "C" fn zmq_z85_encode(
     size: usize,
 ) -> *mut c_char {
     ffi(ptr::null_mut(), || {
-        if dest.is_null() || (data.is_null() && size > 0) {
+        if dest.is_null() || (data.is_null() && size > 0) || size > isize::MAX as usize {
             return fail(libc::EINVAL);
         }
         let input: &[u8] = if size == 0 {

@@ -249,7 +249,10 @@ impl Pattern for Stream {
 
     fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
         match opt {
-            id::STREAM_NOTIFY => Some(strict_bool_value(val).map(|v| self.notify = v)),
+            // A STREAM's alone: a raw ROUTER refuses it (EINVAL), as libzmq's.
+            id::STREAM_NOTIFY if !self.router_raw => {
+                Some(strict_bool_value(val).map(|v| self.notify = v))
+            }
             id::ROUTER_MANDATORY if self.router_raw => {
                 Some(pattern_bool_value(val).map(|v| self.mandatory = v))
             }
