@@ -73,6 +73,12 @@ static int sendiov_huge(void) {
     struct iovec v = {(void *)"abc", SIZE_MAX};
     return zmq_sendiov(pair, &v, 1, ZMQ_DONTWAIT);
 }
+/* A length some buffer could have but no memory can hold: libzmq's malloc says ENOMEM. */
+static int msg_init_size_2_60(void) {
+    zmq_msg_t m;
+    return zmq_msg_init_size(&m, (size_t)1 << 60);
+}
+static int send_2_60(void) { return zmq_send(pair, "abc", (size_t)1 << 60, ZMQ_DONTWAIT); }
 static int setsockopt_huge(void) { return zmq_setsockopt(pair, ZMQ_ROUTING_ID, "abc", SIZE_MAX); }
 static int msg_init_data_huge(void) {
     zmq_msg_t m;
@@ -141,6 +147,8 @@ static const bad_case cases[] = {
     {"zmq_socket_monitor(NULL, events 0x1FFFF)", EINVAL, monitor_stop_wide_events},
     {"zmq_msg_init_size(SIZE_MAX)", ENOMEM, msg_init_huge},
     {"zmq_send(SIZE_MAX bytes)", ENOMEM, send_huge},
+    {"zmq_msg_init_size(2^60)", ENOMEM, msg_init_size_2_60},
+    {"zmq_send(2^60 bytes)", ENOMEM, send_2_60},
     {"zmq_send_const(SIZE_MAX bytes)", ENOMEM, send_const_huge},
     {"zmq_sendiov(one SIZE_MAX-byte part)", ENOMEM, sendiov_huge},
     {"zmq_setsockopt(ROUTING_ID, SIZE_MAX bytes)", EINVAL, setsockopt_huge},

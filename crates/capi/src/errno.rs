@@ -22,6 +22,18 @@ impl From<ferromq::Error> for Errno {
 pub(crate) type CResult<T> = Result<T, Errno>;
 
 /// Shorthand for an early error return.
+/// Bodies from this size on are first tried as an allocation that may fail (see
+/// `could_hold`).
+const HOLD_PROBE_MIN: usize = 1 << 30;
+
+/// Whether a body of `len` bytes could be allocated now. A Rust allocation that fails
+/// aborts the process (`catch_unwind` does not catch it) where libzmq's `malloc` returns
+/// ENOMEM, which only a length no memory can hold makes happen: such lengths are tried
+/// first (reserving address space only; nothing is touched or kept).
+pub(crate) fn could_hold(len: usize) -> bool {
+    len < HOLD_PROBE_MIN || Vec::<u8>::new().try_reserve_exact(len).is_ok()
+}
+
 pub(crate) fn fail<T>(code: c_int) -> CResult<T> {
     Err(Errno(code))
 }

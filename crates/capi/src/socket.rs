@@ -3,7 +3,7 @@
 
 use crate::c_str;
 use crate::ctx::ctx_ref;
-use crate::errno::{fail, ffi, CResult, Errno};
+use crate::errno::{could_hold, fail, ffi, CResult, Errno};
 use ferromq::{Msg, OptionValue, Socket, SocketType, DONTWAIT, SNDMORE};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
@@ -175,7 +175,7 @@ pub unsafe extern "C" fn zmq_setsockopt(
                 return fail(libc::EINVAL);
             }
             &[]
-        } else if optval.is_null() || optvallen > isize::MAX as usize {
+        } else if optval.is_null() || optvallen > isize::MAX as usize || !could_hold(optvallen) {
             // (No value is that long: no option's length check would take it.)
             return fail(libc::EINVAL);
         } else {
@@ -292,9 +292,9 @@ const MAX_IOVECS: usize = isize::MAX as usize / std::mem::size_of::<libc::iovec>
 pub(crate) unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> CResult<&'a [u8]> {
     if len == 0 {
         Ok(&[])
-    } else if len > isize::MAX as usize {
-        // No buffer is that long (a slice of it would be undefined behaviour); libzmq's
-        // copy of it fails to allocate.
+    } else if len > isize::MAX as usize || !could_hold(len) {
+        // No buffer is that long (a slice of it would be undefined behaviour), or no
+        // memory could hold its copy: libzmq's copy fails to allocate.
         fail(libc::ENOMEM)
     } else if buf.is_null() {
         fail(libc::EFAULT)
