@@ -21,7 +21,6 @@ impl From<ferromq::Error> for Errno {
 /// Result of the body of an exported function.
 pub(crate) type CResult<T> = Result<T, Errno>;
 
-/// Shorthand for an early error return.
 /// Bodies from this size on are first tried as an allocation that may fail (see
 /// `could_hold`).
 const HOLD_PROBE_MIN: usize = 1 << 30;
@@ -34,6 +33,7 @@ pub(crate) fn could_hold(len: usize) -> bool {
     len < HOLD_PROBE_MIN || Vec::<u8>::new().try_reserve_exact(len).is_ok()
 }
 
+/// Shorthand for an early error return.
 pub(crate) fn fail<T>(code: c_int) -> CResult<T> {
     Err(Errno(code))
 }
