@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -78,7 +79,43 @@ int main(void) {
     CHECK(closed_soon(ufd));
     CHECK(access(sun.sun_path, F_OK) == 0);
     CHECK(unlink(sun.sun_path) == 0);
+
+    /* The endpoint is the socket's own address, whatever the bind named: a file, or a
+     * name in Linux's abstract namespace (as libzmq 4.3.4 reports them). */
+    snprintf(sun.sun_path, sizeof sun.sun_path, "%s/t", dir);
+    ufd = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(ufd >= 0);
+    CHECK(bind(ufd, (struct sockaddr *)&sun, sizeof sun) == 0);
+    CHECK(listen(ufd, 16) == 0);
+    snprintf(ipc_ep, sizeof ipc_ep, "ipc://%s", sun.sun_path);
+    pull = zmq_socket(ctx, ZMQ_PULL);
+    tu_set_int(pull, ZMQ_USE_FD, ufd);
+    CHECK_RC(zmq_bind(pull, "ipc://*"));
+    tu_last_endpoint(pull, ep, sizeof ep);
+    CHECK(strcmp(ep, ipc_ep) == 0);
+    exchange(ctx, pull, ep);
+    CHECK_RC(zmq_close(pull));
+    CHECK(closed_soon(ufd));
+    CHECK(unlink(sun.sun_path) == 0);
     CHECK(rmdir(dir) == 0);
+
+    struct sockaddr_un abs_sun = {.sun_family = AF_UNIX};
+    int name_len = snprintf(abs_sun.sun_path + 1, sizeof abs_sun.sun_path - 1,
+                            "ferromq-usefd-%d", (int)getpid());
+    ufd = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(ufd >= 0);
+    socklen_t abs_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name_len);
+    CHECK(bind(ufd, (struct sockaddr *)&abs_sun, abs_len) == 0);
+    CHECK(listen(ufd, 16) == 0);
+    snprintf(ipc_ep, sizeof ipc_ep, "ipc://@%s", abs_sun.sun_path + 1);
+    pull = zmq_socket(ctx, ZMQ_PULL);
+    tu_set_int(pull, ZMQ_USE_FD, ufd);
+    CHECK_RC(zmq_bind(pull, "ipc:///tmp/ferromq-usefd-not-this-path"));
+    tu_last_endpoint(pull, ep, sizeof ep);
+    CHECK(strcmp(ep, ipc_ep) == 0);
+    exchange(ctx, pull, ep);
+    CHECK_RC(zmq_close(pull));
+    CHECK(closed_soon(ufd));
 
     CHECK_RC(zmq_ctx_term(ctx));
     return tu_finish("test_use_fd");

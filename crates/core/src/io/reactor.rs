@@ -168,12 +168,15 @@ impl ReactorShared {
             }
             Endpoint::Ipc(path) if req.opts.use_fd >= 0 => {
                 // ZMQ_USE_FD: the caller's listening socket, and its file (if any) stays
-                // the caller's: not removed at bind or close, as in libzmq.
+                // the caller's: not removed at bind or close, as in libzmq. The endpoint
+                // is the socket's own address, whatever the bind named (libzmq 4.3.4).
                 let fd = adopt_listener(req.opts.use_fd, &[libc::AF_UNIX])?;
                 let std_l = std::os::unix::net::UnixListener::from(fd);
                 std_l.set_nonblocking(true)?;
+                let own = std_l.local_addr().ok().and_then(|a| ipc::address_path(&a));
                 let l = mio::net::UnixListener::from_std(std_l);
-                (Listener::Unix(l, String::new()), ipc::endpoint_string(path))
+                let endpoint = ipc::endpoint_string(own.as_deref().unwrap_or(path));
+                (Listener::Unix(l, String::new()), endpoint)
             }
             Endpoint::Ipc(path) => {
                 let path = if path == "*" {

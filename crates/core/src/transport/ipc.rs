@@ -79,6 +79,17 @@ pub(crate) fn endpoint_string(path: &str) -> String {
     format!("ipc://{path}")
 }
 
+/// A Unix socket address as an ipc endpoint's path: the file's path, or `@name` for the
+/// Linux abstract namespace; `None` for an unnamed socket (or a path not in UTF-8).
+pub(crate) fn address_path(addr: &std::os::unix::net::SocketAddr) -> Option<String> {
+    use std::os::linux::net::SocketAddrExt;
+    if let Some(p) = addr.as_pathname() {
+        return p.to_str().map(str::to_owned);
+    }
+    let name = addr.as_abstract_name()?;
+    Some(format!("@{}", std::str::from_utf8(name).ok()?))
+}
+
 /// Send buffer an ipc connection asks for once it sends a message of `IPC_LARGE` bytes
 /// or more (the kernel doubles it, and caps it at twice `net.core.wmem_max`). A Unix
 /// stream socket's in-flight bytes count against the sender's buffer, ~208 KiB by
