@@ -1172,7 +1172,10 @@ impl Socket {
             return Ok(());
         }
         if opt == id::CONNECT_ROUTING_ID
-            && !matches!(self.inner.kind, SocketType::Router | SocketType::Stream)
+            && !matches!(
+                self.inner.kind,
+                SocketType::Router | SocketType::Stream | SocketType::Rep
+            )
         {
             return Err(Error::InvalidArgument);
         }

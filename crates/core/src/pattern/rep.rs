@@ -18,10 +18,15 @@ pub(crate) struct Rep {
     reply_more: bool,
     envelope: Vec<Msg>,
     reply_pipe: Option<u64>,
+    /// PROBE_ROUTER: greet every new peer with an empty message.
+    probe: bool,
 }
 
 impl Pattern for Rep {
     fn attach(&mut self, pipe: Arc<Pipe>, _meta: Option<&PeerMeta>) {
+        if self.probe {
+            let _ = pipe.out.push(Msg::new());
+        }
         self.pipes.insert(pipe.id, pipe.clone());
         self.fq.attach(pipe);
     }
@@ -99,5 +104,18 @@ impl Pattern for Rep {
     }
     fn can_recv(&mut self) -> bool {
         (!self.replying || self.request_more) && self.fq.has_in()
+    }
+
+    /// libzmq's REP is a ROUTER inside and takes its options: PROBE_ROUTER greets new
+    /// peers; ROUTER_MANDATORY and ROUTER_HANDOVER are taken and change nothing a REP's
+    /// user can see (a reply to a gone requester is dropped either way; probed against
+    /// libzmq 4.3.4, `tests/c/test_rep_router_options.c`).
+    fn set_option(&mut self, opt: i32, val: &[u8]) -> Option<Result<()>> {
+        use crate::options::{id, pattern_bool_value};
+        match opt {
+            id::PROBE_ROUTER => Some(pattern_bool_value(val).map(|v| self.probe = v)),
+            id::ROUTER_MANDATORY | id::ROUTER_HANDOVER => Some(pattern_bool_value(val).map(|_| ())),
+            _ => None,
+        }
     }
 }
