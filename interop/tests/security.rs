@@ -269,7 +269,7 @@ fn plain_tcp_with_zap(server_lib: Lib, client_lib: Lib) {
 
 fn plain_ipc_wrong_password(server_lib: Lib, client_lib: Lib) {
     let h = Harness::new();
-    let _zap = ZapHandler::start(&h, server_lib, allow_alice);
+    let zap = ZapHandler::start(&h, server_lib, allow_alice);
     let server = h.socket(server_lib, Router);
     server.set_int(zmq::PLAIN_SERVER, 1).unwrap();
     let smon = monitor(&h, server_lib, server.as_ref());
@@ -286,6 +286,13 @@ fn plain_ipc_wrong_password(server_lib: Lib, client_lib: Lib) {
         wait_event(&cmon, zmq::EVENT_HANDSHAKE_FAILED_AUTH),
         Some(400)
     );
+    // An ipc peer's address is its credentials (here this process's own).
+    let reqs = zap.requests();
+    assert_eq!(reqs.len(), 1);
+    // SAFETY: getuid and getgid have no preconditions and cannot fail.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let want = format!("localhost:{uid}:{gid}:{}", std::process::id());
+    assert_eq!(reqs[0][3], want.as_bytes(), "address");
 }
 
 fn plain_without_zap_handler(server_lib: Lib, client_lib: Lib) {

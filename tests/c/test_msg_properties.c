@@ -1,10 +1,12 @@
 /* Message properties as libzmq 4.3.4 gives them (probed on Debian's libzmq side by side):
  * zmq_msg_gets matches names exactly and finds "Identity" only where the peer sent one
  * (REQ, DEALER and ROUTER do; a PAIR does not), ZMQ_SRCFD is the descriptor of the tcp
- * connection a message came in on, ZMQ_SHARED says that zmq_msg_copy shared a body, and
+ * connection a message came in on, an ipc peer's Peer-Address is "localhost:UID:GID:PID",
+ * ZMQ_SHARED says that zmq_msg_copy shared a body, and
  * zmq_strerror words EHOSTUNREACH as libzmq does. */
 #include "testutil.h"
 #include <sys/socket.h>
+#include <unistd.h>
 
 /* A message through a fresh tcp connection from a `tx_type` socket (routing id `id` if
  * not NULL) to a `rx_type` one; for a ROUTER, its body frame. */
@@ -54,6 +56,32 @@ int main(void) {
     CHECK(v != NULL && strcmp(v, "abc") == 0);
     CHECK(zmq_msg_gets(&m, "Routing-Id") == NULL);
     zmq_msg_close(&m);
+
+    /* An ipc peer's address is its credentials, "localhost:UID:GID:PID" (here our own:
+     * the peer is this process). */
+    void *rx = zmq_socket(ctx, ZMQ_PAIR);
+    void *tx = zmq_socket(ctx, ZMQ_PAIR);
+    char ipc_ep[64];
+    snprintf(ipc_ep, sizeof ipc_ep, "ipc://@ferromq-msg-properties-%d", (int)getpid());
+    tu_set_int(rx, ZMQ_RCVTIMEO, 5000);
+    tu_set_int(tx, ZMQ_RCVTIMEO, 5000);
+    CHECK_RC(zmq_bind(rx, ipc_ep));
+    CHECK_RC(zmq_connect(tx, ipc_ep));
+    char want[64];
+    snprintf(want, sizeof want, "localhost:%u:%u:%d", (unsigned)getuid(), (unsigned)getgid(),
+             (int)getpid());
+    void *sides[2][2] = {{tx, rx}, {rx, tx}};
+    for (int i = 0; i < 2; i++) {
+        CHECK(zmq_send(sides[i][0], "hello", 5, 0) == 5);
+        zmq_msg_init(&m);
+        CHECK(zmq_msg_recv(&m, sides[i][1], 0) == 5);
+        v = zmq_msg_gets(&m, "Peer-Address");
+        CHECK(v != NULL && strcmp(v, want) == 0);
+        zmq_msg_close(&m);
+    }
+    tu_set_int(tx, ZMQ_LINGER, 0);
+    zmq_close(tx);
+    zmq_close(rx);
 
     /* Messages not from a connection have no descriptor. */
     zmq_msg_init_size(&m, 1000);

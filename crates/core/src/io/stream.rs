@@ -186,7 +186,7 @@ impl Stream {
                 .peer_addr()
                 .map(|a| a.ip().to_string())
                 .unwrap_or_default(),
-            Stream::Unix(_) => String::new(),
+            Stream::Unix(s) => crate::transport::ipc::peer_address(s),
         }
     }
 }

@@ -154,6 +154,16 @@ pub(crate) fn peer_allowed(stream: &impl std::os::fd::AsRawFd, filters: &IpcFilt
                 .is_some_and(|name| filters.gids.iter().any(|&g| group_has_member(g, &name))))
 }
 
+/// An ipc peer's address as libzmq 4.3.4 reports it in "Peer-Address" and in the ZAP
+/// request: `localhost:UID:GID:PID` from the credentials the kernel recorded at connect
+/// (`localhost` alone should they be unreadable).
+pub(crate) fn peer_address(stream: &impl std::os::fd::AsRawFd) -> String {
+    match peer_cred(stream.as_raw_fd()) {
+        Some(c) => format!("localhost:{}:{}:{}", c.uid, c.gid, c.pid),
+        None => "localhost".to_string(),
+    }
+}
+
 /// The credentials the kernel recorded for a Unix socket's peer when it connected.
 fn peer_cred(fd: i32) -> Option<libc::ucred> {
     let mut cred = libc::ucred {
