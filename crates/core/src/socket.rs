@@ -1051,10 +1051,9 @@ impl Socket {
                 Attachment::InprocConnect { pipe }
             }
             _ => {
-                if let Endpoint::Tcp { port, host, .. } = &ep {
-                    if port == "*" || port == "0" || host == "*" {
-                        return Err(Error::InvalidArgument);
-                    }
+                if let Endpoint::Tcp { .. } = &ep {
+                    // libzmq's check alone: an address that passes it but cannot be
+                    // reached (port 0 or past 65535, no host) is tried and retried.
                     let addr = endpoint.split_once("://").map_or("", |(_, a)| a);
                     if !tcp::plausible_connect_address(addr) {
                         return Err(Error::InvalidArgument);

@@ -213,12 +213,6 @@ impl ReactorShared {
     /// Starts connecting in the background. Unless ZMQ_IMMEDIATE is set, the socket gets its
     /// pipe at once so messages can be queued before the connection is up.
     pub(crate) fn connect(&self, req: ConnectRequest) -> Result<(usize, Option<u64>)> {
-        if let Endpoint::Tcp { host, port, .. } = &req.endpoint {
-            // Validate now: libzmq rejects unparsable addresses in zmq_connect.
-            if port.parse::<u16>().is_err() || host.is_empty() {
-                return Err(Error::InvalidArgument);
-            }
-        }
         let pipe = if req.opts.immediate {
             None
         } else {

@@ -91,8 +91,8 @@ pub(crate) fn set_int_option(fd: RawFd, level: i32, name: i32, val: i32) {
 /// A parsed endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Endpoint {
-    /// `tcp://host:port` (host may be `*`, port may be `*` or 0 when binding; an empty
-    /// host parses, and a bind then finds no such interface, a connect refuses it); a
+    /// `tcp://host:port` (host may be `*`, port may be `*` or 0 when binding; neither
+    /// is checked here, see `parse`); a
     /// connect may name a local `source` address first (`tcp://src:port;host:port`),
     /// which a bind only checks.
     Tcp {
@@ -119,12 +119,11 @@ impl Endpoint {
                     Some((s, d)) => (Some(s.to_string()), d),
                     None => (None, addr),
                 };
-                // An empty host is left to the caller: a bind looks for an interface of
-                // that name (ENODEV, as libzmq), a connect refuses it.
+                // Host and port are left to the caller: a bind takes `*` or a number for
+                // the port (EINVAL otherwise) and looks for an interface named as an empty
+                // host (ENODEV, as libzmq); a connect applies libzmq's syntax check and
+                // then retries whatever does not resolve, as libzmq does.
                 let (host, port) = split_host_port(dest).ok_or(Error::InvalidArgument)?;
-                if port != "*" && port.parse::<u16>().is_err() {
-                    return Err(Error::InvalidArgument);
-                }
                 Ok(Endpoint::Tcp {
                     host: host.to_string(),
                     port: port.to_string(),
@@ -220,8 +219,15 @@ mod tests {
     fn rejects_bad_endpoints_with_libzmq_errors() {
         assert_eq!(Endpoint::parse("tcp//x"), Err(Error::InvalidArgument));
         assert_eq!(Endpoint::parse("tcp://x"), Err(Error::InvalidArgument));
-        assert_eq!(
+        // A port out of range parses (a connect takes it, as libzmq's does, and retries);
+        // a bind refuses it.
+        assert!(matches!(
             Endpoint::parse("tcp://x:99999"),
+            Ok(Endpoint::Tcp { ref port, .. }) if port == "99999"
+        ));
+        let opts = crate::options::Options::default();
+        assert_eq!(
+            tcp::bind_addr("127.0.0.1", "99999", &opts),
             Err(Error::InvalidArgument)
         );
         assert_eq!(Endpoint::parse("inproc://"), Err(Error::InvalidArgument));
