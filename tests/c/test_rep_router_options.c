@@ -2,7 +2,9 @@
  * ZMQ_ROUTER_MANDATORY, ZMQ_ROUTER_HANDOVER, ZMQ_PROBE_ROUTER and ZMQ_CONNECT_ROUTING_ID
  * are accepted (ferromq refused them with EINVAL), negative values and reads refused as
  * on a ROUTER; PROBE_ROUTER greets each new peer with an empty message ahead of any
- * reply, then requests and replies go on as usual. Passes on Debian's libzmq. */
+ * reply, then requests and replies go on as usual; a requester announcing a routing id
+ * another connected requester holds is not served, unless ZMQ_ROUTER_HANDOVER (then it
+ * takes the id over). Passes on Debian's libzmq. */
 #include "testutil.h"
 
 int main(void) {
@@ -70,6 +72,42 @@ int main(void) {
         CHECK(more == 1);
         CHECK(zmq_recv(client, buf, sizeof buf, 0) == 4 && memcmp(buf, "pong", 4) == 0);
         CHECK_RC(zmq_close(client));
+        CHECK_RC(zmq_close(rep));
+    }
+
+    /* A second requester announcing a routing id a connected one holds is not served
+     * (tcp); with ROUTER_HANDOVER it takes the id over and is. */
+    for (int handover = 0; handover < 2; handover++) {
+        rep = zmq_socket(ctx, ZMQ_REP);
+        tu_set_int(rep, ZMQ_ROUTER_HANDOVER, handover);
+        tu_set_int(rep, ZMQ_RCVTIMEO, handover ? 3000 : 300);
+        CHECK_RC(zmq_bind(rep, "tcp://127.0.0.1:*"));
+        char ep[256];
+        tu_last_endpoint(rep, ep, sizeof ep);
+        void *first = zmq_socket(ctx, ZMQ_REQ);
+        void *second = zmq_socket(ctx, ZMQ_REQ);
+        CHECK_RC(zmq_setsockopt(first, ZMQ_ROUTING_ID, "same", 4));
+        CHECK_RC(zmq_setsockopt(second, ZMQ_ROUTING_ID, "same", 4));
+        tu_set_int(first, ZMQ_RCVTIMEO, 3000);
+        tu_set_int(second, ZMQ_RCVTIMEO, 3000);
+        CHECK_RC(zmq_connect(first, ep));
+        CHECK(zmq_send(first, "A", 1, 0) == 1);
+        CHECK(zmq_recv(rep, buf, sizeof buf, 0) == 1 && buf[0] == 'A');
+        CHECK(zmq_send(rep, "a", 1, 0) == 1);
+        CHECK(zmq_recv(first, buf, sizeof buf, 0) == 1 && buf[0] == 'a');
+        CHECK_RC(zmq_connect(second, ep));
+        CHECK(zmq_send(second, "B", 1, 0) == 1);
+        if (handover) {
+            CHECK(zmq_recv(rep, buf, sizeof buf, 0) == 1 && buf[0] == 'B');
+            CHECK(zmq_send(rep, "b", 1, 0) == 1);
+            CHECK(zmq_recv(second, buf, sizeof buf, 0) == 1 && buf[0] == 'b');
+        } else {
+            CHECK_ERR(zmq_recv(rep, buf, sizeof buf, 0), EAGAIN);
+        }
+        tu_set_int(first, ZMQ_LINGER, 0);
+        tu_set_int(second, ZMQ_LINGER, 0);
+        CHECK_RC(zmq_close(first));
+        CHECK_RC(zmq_close(second));
         CHECK_RC(zmq_close(rep));
     }
 
