@@ -37,6 +37,20 @@ static int closed_soon(int fd) {
     return 0;
 }
 
+/* A PULL adopting listener `fd` binds `bind_ep`: its endpoint is `want`, a message comes
+ * in through it, and the descriptor is closed with the socket. */
+static void adopted_endpoint(void *ctx, int fd, const char *bind_ep, const char *want) {
+    void *pull = zmq_socket(ctx, ZMQ_PULL);
+    tu_set_int(pull, ZMQ_USE_FD, fd);
+    CHECK_RC(zmq_bind(pull, bind_ep));
+    char ep[256];
+    tu_last_endpoint(pull, ep, sizeof ep);
+    CHECK(strcmp(ep, want) == 0);
+    exchange(ctx, pull, ep);
+    CHECK_RC(zmq_close(pull));
+    CHECK(closed_soon(fd));
+}
+
 int main(void) {
     void *ctx = zmq_ctx_new();
 
@@ -50,13 +64,8 @@ int main(void) {
     size_t len = sizeof got;
     CHECK_RC(zmq_getsockopt(pull, ZMQ_USE_FD, &got, &len));
     CHECK(got == tfd);
-    CHECK_RC(zmq_bind(pull, tcp_ep));
-    char ep[256];
-    tu_last_endpoint(pull, ep, sizeof ep);
-    CHECK(strcmp(ep, tcp_ep) == 0);
-    exchange(ctx, pull, tcp_ep);
     CHECK_RC(zmq_close(pull));
-    CHECK(closed_soon(tfd));
+    adopted_endpoint(ctx, tfd, tcp_ep, tcp_ep);
 
     /* ipc: the caller's socket file. */
     char dir[] = "/tmp/ferromq-usefd-XXXXXX";
@@ -88,14 +97,7 @@ int main(void) {
     CHECK(bind(ufd, (struct sockaddr *)&sun, sizeof sun) == 0);
     CHECK(listen(ufd, 16) == 0);
     snprintf(ipc_ep, sizeof ipc_ep, "ipc://%s", sun.sun_path);
-    pull = zmq_socket(ctx, ZMQ_PULL);
-    tu_set_int(pull, ZMQ_USE_FD, ufd);
-    CHECK_RC(zmq_bind(pull, "ipc://*"));
-    tu_last_endpoint(pull, ep, sizeof ep);
-    CHECK(strcmp(ep, ipc_ep) == 0);
-    exchange(ctx, pull, ep);
-    CHECK_RC(zmq_close(pull));
-    CHECK(closed_soon(ufd));
+    adopted_endpoint(ctx, ufd, "ipc://*", ipc_ep);
     CHECK(unlink(sun.sun_path) == 0);
     CHECK(rmdir(dir) == 0);
 
@@ -108,14 +110,7 @@ int main(void) {
     CHECK(bind(ufd, (struct sockaddr *)&abs_sun, abs_len) == 0);
     CHECK(listen(ufd, 16) == 0);
     snprintf(ipc_ep, sizeof ipc_ep, "ipc://@%s", abs_sun.sun_path + 1);
-    pull = zmq_socket(ctx, ZMQ_PULL);
-    tu_set_int(pull, ZMQ_USE_FD, ufd);
-    CHECK_RC(zmq_bind(pull, "ipc:///tmp/ferromq-usefd-not-this-path"));
-    tu_last_endpoint(pull, ep, sizeof ep);
-    CHECK(strcmp(ep, ipc_ep) == 0);
-    exchange(ctx, pull, ep);
-    CHECK_RC(zmq_close(pull));
-    CHECK(closed_soon(ufd));
+    adopted_endpoint(ctx, ufd, "ipc:///tmp/ferromq-usefd-not-this-path", ipc_ep);
 
     CHECK_RC(zmq_ctx_term(ctx));
     return tu_finish("test_use_fd");
