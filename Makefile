@@ -51,6 +51,7 @@ test-rust:
 
 test-c: dist
 	@bash tests/c/run.sh $(PREFIX)
+	@bash tests/c/differential/run.sh $(PREFIX)
 
 ## bench: the quick ferromq-vs-libzmq comparison (tables printed; files in bench/out/)
 bench: setup dist

@@ -8,11 +8,19 @@ use std::os::fd::AsRawFd;
 
 /// The address to bind for `host:port` (`*` = any interface, port `*`/0 = ephemeral).
 pub(crate) fn bind_addr(host: &str, port: &str, opts: &Options) -> Result<SocketAddr> {
+    // The host first, as libzmq: `tcp://name:12a` is ENODEV there, not EINVAL.
+    let ip = bind_ip(host, opts)?;
     let port: u16 = if port == "*" {
         0
     } else {
         port.parse().map_err(|_| Error::InvalidArgument)?
     };
+    Ok(SocketAddr::new(ip, port))
+}
+
+/// The local address a bind's host names: `*` (any), an address, `localhost`/`lo`, or an
+/// interface's name.
+fn bind_ip(host: &str, opts: &Options) -> Result<IpAddr> {
     let ip = if host == "*" {
         if opts.ipv6 {
             IpAddr::V6(Ipv6Addr::UNSPECIFIED)
@@ -30,7 +38,7 @@ pub(crate) fn bind_addr(host: &str, port: &str, opts: &Options) -> Result<Socket
         // libzmq refuses IPv6 literals unless ZMQ_IPV6 is set.
         return Err(Error::NoDevice);
     }
-    Ok(SocketAddr::new(ip, port))
+    Ok(ip)
 }
 
 /// The first IPv4 address of a network interface, by name.
