@@ -20,10 +20,15 @@ for src in "$here"/*.c; do
   cc=(gcc -O1 -g -Wall -Wextra -Werror -std=c11 -D_GNU_SOURCE "$src")
   "${cc[@]}" -o "$work/$name.libzmq" -lzmq
   "${cc[@]}" -o "$work/$name.ferromq" -I"$prefix/include" -L"$prefix/lib" -lzmq -Wl,-rpath,"$prefix/lib"
+  ran=1
   for lib in libzmq ferromq; do
     mkdir -p "$work/run-$lib"
-    (cd "$work/run-$lib" && timeout 120 "../$name.$lib" > "../$name.$lib.out")
+    if ! (cd "$work/run-$lib" && timeout 120 "../$name.$lib" > "../$name.$lib.out"); then
+      echo "differential: $name on $lib exited with an error or ran past 120 s" >&2
+      ran=0
+    fi
   done
+  if [ "$ran" = 0 ]; then differ=$((differ+1)); continue; fi
   # Drop the known lines from both sides, then compare.
   filter() {
     local f=$1 out=$2
