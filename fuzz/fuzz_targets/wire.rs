@@ -236,6 +236,37 @@ fn drain(kind: Kind, s: &Socket) {
     }
 }
 
+/// Writes `bytes` in pieces of `chunk` to the non-blocking `raw` stream; while the
+/// stream takes no more, reads what `s` has queued (it stops reading a connection while
+/// its queue is full). Stops early if the socket drops the connection. Panics if the
+/// writes stall for `PATIENCE` although the queue is read.
+fn write_reading(raw: &mut dyn Write, bytes: &[u8], chunk: usize, kind: Kind, s: &Socket) {
+    for piece in bytes.chunks(chunk) {
+        let mut rest = piece;
+        let mut stalled_since: Option<Instant> = None;
+        while !rest.is_empty() {
+            match raw.write(rest) {
+                Ok(n) => {
+                    rest = &rest[n..];
+                    stalled_since = None;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let since = *stalled_since.get_or_insert_with(Instant::now);
+                    assert!(
+                        since.elapsed() < PATIENCE,
+                        "raw writes stalled for {PATIENCE:?} while the socket's queue was read"
+                    );
+                    drain(kind, s);
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // The socket dropped us: fine, what matters is that it says so.
+                Err(_) => return,
+            }
+        }
+    }
+}
+
 /// A blocking receive, made again when a signal interrupts it (libFuzzer's timer).
 fn recv_again(s: &Socket) -> ferromq::Msg {
     loop {
@@ -325,21 +356,23 @@ fuzz_target!(|data: &[u8]| {
         format!("ipc://@{name}")
     };
 
+    // Non-blocking: a socket whose queue is full stops reading its connection (as
+    // libzmq's does), and the raw writes then wait for the queue to be read, here.
     let mut raw: Box<dyn Write> = match endpoint.strip_prefix("ipc://@") {
         Some(name) => {
             let addr = SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
-            Box::new(UnixStream::connect_addr(&addr).expect("raw ipc connect"))
+            let stream = UnixStream::connect_addr(&addr).expect("raw ipc connect");
+            stream.set_nonblocking(true).unwrap();
+            Box::new(stream)
         }
         None => {
             let at = endpoint.strip_prefix("tcp://").unwrap();
-            Box::new(TcpStream::connect(at).expect("raw tcp connect"))
+            let stream = TcpStream::connect(at).expect("raw tcp connect");
+            stream.set_nonblocking(true).unwrap();
+            Box::new(stream)
         }
     };
-    for piece in bytes.chunks(chunk) {
-        if raw.write_all(piece).is_err() {
-            break; // the socket dropped us: fine, what matters is that it says so
-        }
-    }
+    write_reading(&mut raw, &bytes, chunk, kind, &s);
     drop(raw);
     // The raw peer is gone, and said to be, before the good one comes: a PAIR takes one
     // peer at a time, an XPUB passes on only a topic's first subscription.
