@@ -38,7 +38,9 @@ fuzz_target!(|data: &[u8]| {
     match &parsed {
         Ok(("tcp", host, Some(port))) => {
             assert!(s.starts_with("tcp://"));
-            assert!(port == "*" || port.parse::<u16>().is_ok(), "{port:?}");
+            // The port is what follows the last ':' (a bind checks it, a connect takes
+            // what libzmq's syntax check takes and retries it).
+            assert!(!port.contains(':'), "{port:?}");
             assert!(s.ends_with(&format!(":{port}")));
             assert!(s.contains(host.as_str()));
         }
