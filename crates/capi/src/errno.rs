@@ -28,9 +28,12 @@ const HOLD_PROBE_MIN: usize = 1 << 30;
 /// Whether a body of `len` bytes could be allocated now. A Rust allocation that fails
 /// aborts the process (`catch_unwind` does not catch it) where libzmq's `malloc` returns
 /// ENOMEM, which only a length no memory can hold makes happen: such lengths are tried
-/// first (reserving address space only; nothing is touched or kept).
+/// first (reserving address space only; nothing is touched or kept). Never true past
+/// `isize::MAX`, the longest any Rust slice may be, which callers forming a slice of a
+/// C buffer rely on.
 pub(crate) fn could_hold(len: usize) -> bool {
-    len < HOLD_PROBE_MIN || Vec::<u8>::new().try_reserve_exact(len).is_ok()
+    len <= isize::MAX as usize
+        && (len < HOLD_PROBE_MIN || Vec::<u8>::new().try_reserve_exact(len).is_ok())
 }
 
 /// Shorthand for an early error return.
@@ -91,6 +94,14 @@ pub(crate) fn ffi_void(body: impl FnOnce() -> CResult<()>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_length_past_isize_max_could_be_held() {
+        assert!(could_hold(0));
+        assert!(could_hold(HOLD_PROBE_MIN - 1));
+        assert!(!could_hold(isize::MAX as usize + 1));
+        assert!(!could_hold(usize::MAX));
+    }
 
     #[test]
     fn errors_set_errno_and_return_failure() {

@@ -101,7 +101,7 @@ pub unsafe extern "C" fn zmq_msg_init(msg: *mut zmq_msg_t) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn zmq_msg_init_size(msg: *mut zmq_msg_t, size: usize) -> c_int {
     ffi(-1, || {
-        if size > isize::MAX as usize || !could_hold(size) {
+        if !could_hold(size) {
             return fail(libc::ENOMEM);
         }
         // SAFETY: forwarded caller contract.
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn zmq_msg_init_buffer(
             &[]
         } else if buf.is_null() {
             return fail(libc::EFAULT);
-        } else if size > isize::MAX as usize || !could_hold(size) {
+        } else if !could_hold(size) {
             return fail(libc::ENOMEM);
         } else {
             // SAFETY: non-NULL and readable for size bytes per the contract.

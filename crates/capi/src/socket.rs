@@ -175,7 +175,7 @@ pub unsafe extern "C" fn zmq_setsockopt(
                 return fail(libc::EINVAL);
             }
             &[]
-        } else if optval.is_null() || optvallen > isize::MAX as usize || !could_hold(optvallen) {
+        } else if optval.is_null() || !could_hold(optvallen) {
             // (No value is that long: no option's length check would take it.)
             return fail(libc::EINVAL);
         } else {
@@ -292,7 +292,7 @@ const MAX_IOVECS: usize = isize::MAX as usize / std::mem::size_of::<libc::iovec>
 pub(crate) unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> CResult<&'a [u8]> {
     if len == 0 {
         Ok(&[])
-    } else if len > isize::MAX as usize || !could_hold(len) {
+    } else if !could_hold(len) {
         // No buffer is that long (a slice of it would be undefined behaviour), or no
         // memory could hold its copy: libzmq's copy fails to allocate.
         fail(libc::ENOMEM)

@@ -42,6 +42,17 @@ pub(crate) struct PeerMeta {
     pub(crate) props: Option<Arc<crate::msg::Metadata>>,
 }
 
+impl PeerMeta {
+    /// The routing id a ROUTER (or the ROUTER inside a REP) gives this peer if no other
+    /// peer holds it: CONNECT_ROUTING_ID, else the id the peer announced unless empty.
+    /// None: the socket makes one up (a REP keeps the peer anonymous).
+    pub(crate) fn wanted_routing_id(&self) -> Option<Bytes> {
+        self.connect_routing_id
+            .clone()
+            .or_else(|| self.routing_id.clone().filter(|r| !r.is_empty()))
+    }
+}
+
 /// Which frames a pattern takes as bytes (`Pattern::send_slice`): a message's last frame,
 /// frames with more to follow. The socket asks only for those, since asking a pattern
 /// that declines costs a second lock.

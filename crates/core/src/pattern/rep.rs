@@ -35,10 +35,7 @@ impl Rep {
     /// held by another peer refuses the newcomer, or with ROUTER_HANDOVER closes the
     /// holder. False if the pipe must be refused.
     fn identify(&mut self, pipe_id: u64, meta: &PeerMeta) -> bool {
-        let wanted = meta
-            .connect_routing_id
-            .clone()
-            .or_else(|| meta.routing_id.clone().filter(|r| !r.is_empty()));
+        let wanted = meta.wanted_routing_id();
         if let Some(rid) = &wanted {
             if let Some(&holder) = self.by_id.get(rid) {
                 if holder != pipe_id {

@@ -191,10 +191,7 @@ impl Router {
 
     /// Gives a pipe its routing id; false if the pipe must be refused (duplicate id).
     fn identify(&mut self, pipe_id: u64, meta: &PeerMeta) -> bool {
-        let wanted = meta
-            .connect_routing_id
-            .clone()
-            .or_else(|| meta.routing_id.clone().filter(|r| !r.is_empty()));
+        let wanted = meta.wanted_routing_id();
         let rid = match wanted {
             Some(r) => {
                 if let Some(&old) = self.by_id.get(&r) {
