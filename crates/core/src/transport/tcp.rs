@@ -34,6 +34,13 @@ fn bind_ip(host: &str, opts: &Options) -> Result<IpAddr> {
     } else {
         interface_addr(host).ok_or(Error::NoDevice)?
     };
+    if let IpAddr::V6(v6) = ip {
+        if let Some(v4) = v6.to_ipv4_mapped().filter(|_| !opts.ipv6) {
+            // An IPv4 address written as IPv6 (`[::ffff:a.b.c.d]`): without ZMQ_IPV6
+            // libzmq binds the IPv4 address.
+            return Ok(IpAddr::V4(v4));
+        }
+    }
     if ip.is_ipv6() && !opts.ipv6 && host != "*" {
         // libzmq refuses IPv6 literals unless ZMQ_IPV6 is set.
         return Err(Error::NoDevice);
@@ -311,6 +318,28 @@ pub(crate) fn endpoint_string(addr: &SocketAddr) -> String {
 #[cfg(test)]
 mod tests {
     use super::plausible_connect_address as ok;
+
+    #[test]
+    fn a_mapped_ipv4_bind_is_ipv4_without_zmq_ipv6() {
+        use super::{bind_ip, Options};
+        use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+        let mut opts = Options::default();
+        let mapped = "::ffff:127.0.0.1";
+        assert_eq!(
+            bind_ip(mapped, &opts).ok(),
+            Some(IpAddr::V4(Ipv4Addr::LOCALHOST))
+        );
+        assert!(bind_ip("::1", &opts).is_err(), "IPv6 needs ZMQ_IPV6");
+        opts.ipv6 = true;
+        assert_eq!(
+            bind_ip(mapped, &opts).ok(),
+            Some(IpAddr::V6(Ipv4Addr::LOCALHOST.to_ipv6_mapped()))
+        );
+        assert_eq!(
+            bind_ip("::1", &opts).ok(),
+            Some(IpAddr::V6(Ipv6Addr::LOCALHOST))
+        );
+    }
 
     #[test]
     fn connect_address_syntax_matches_libzmq() {
