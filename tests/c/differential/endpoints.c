@@ -69,6 +69,26 @@ int main(void) {
         printf("connect [%.40s] rc=%d errno=%d last=%s\n", eps[i], rc, e, last);
         zmq_close(s);
     }
+    /* Binds with ZMQ_IPV6 on: which family each host gives, and how it is reported. */
+    const char *eps6[] = {"tcp://[::ffff:127.0.0.1]:*", "tcp://127.0.0.1:*", "tcp://*:*",
+                          "tcp://[::1]:*", "tcp://[::1]", "tcp://::1:*", "tcp://lo:*",
+                          "tcp://localhost:*", "tcp://0.0.0.0:*", "tcp://[*]:*",
+                          "tcp://127.0.0.1:0"};
+    for (size_t i = 0; i < sizeof eps6 / sizeof eps6[0]; i++) {
+        void *s = zmq_socket(ctx, ZMQ_PAIR);
+        int one = 1;
+        zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+        zmq_setsockopt(s, ZMQ_IPV6, &one, sizeof one);
+        int rc = zmq_bind(s, eps6[i]);
+        int e = rc ? zmq_errno() : 0;
+        char last[400] = "";
+        size_t n = sizeof last;
+        zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &n);
+        printf("bind6 [%.40s] rc=%d errno=%d last=", eps6[i], rc, e);
+        print_masked(last);
+        putchar('\n');
+        zmq_close(s);
+    }
     const int types[] = {ZMQ_PAIR, ZMQ_PUB,  ZMQ_SUB,  ZMQ_REQ,  ZMQ_REP,  ZMQ_DEALER,
                          ZMQ_ROUTER, ZMQ_PULL, ZMQ_PUSH, ZMQ_XPUB, ZMQ_XSUB, ZMQ_STREAM};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
