@@ -497,7 +497,13 @@ impl Queue {
     /// credit: the blocked-writer check then runs.
     #[inline]
     fn reached_credit(&self, r: &mut ReaderState) -> bool {
-        let step = credit_step(self.hwm.load(Ordering::Relaxed) as u64);
+        let hwm = self.hwm.load(Ordering::Relaxed) as u64;
+        if hwm == 0 {
+            // No mark, no credits (`after_finish` returns at once): not even the one
+            // division per message a step of 1 would cost.
+            return false;
+        }
+        let step = credit_step(hwm);
         if r.finished < r.credit_at && r.credit_step == step {
             return false;
         }
