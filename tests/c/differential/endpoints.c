@@ -21,6 +21,23 @@ static void print_masked(const char *ep) {
     }
 }
 
+/* Binds a fresh PAIR (ZMQ_IPV6 as given) to `ep` and prints `label [ep] rc errno last`. */
+static void probe_bind(void *ctx, const char *label, const char *ep, int ipv6) {
+    void *s = zmq_socket(ctx, ZMQ_PAIR);
+    int zero = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(s, ZMQ_IPV6, &ipv6, sizeof ipv6);
+    int rc = zmq_bind(s, ep);
+    int e = rc ? zmq_errno() : 0;
+    char last[400] = "";
+    size_t n = sizeof last;
+    zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &n);
+    printf("%s [%.40s] rc=%d errno=%d last=", label, ep, rc, e);
+    print_masked(last);
+    putchar('\n');
+    zmq_close(s);
+}
+
 static int events_of(void *s) {
     int ev = 0;
     size_t n = sizeof ev;
@@ -48,23 +65,13 @@ int main(void) {
         "tcp://127.0.0.1:*x"};
     int zero = 0;
     for (size_t i = 0; i < sizeof eps / sizeof eps[0]; i++) {
+        probe_bind(ctx, "bind", eps[i], 0);
         void *s = zmq_socket(ctx, ZMQ_PAIR);
         zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
-        int rc = zmq_bind(s, eps[i]);
+        int rc = zmq_connect(s, eps[i]);
         int e = rc ? zmq_errno() : 0;
         char last[400] = "";
         size_t n = sizeof last;
-        zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &n);
-        printf("bind [%.40s] rc=%d errno=%d last=", eps[i], rc, e);
-        print_masked(last);
-        putchar('\n');
-        zmq_close(s);
-        s = zmq_socket(ctx, ZMQ_PAIR);
-        zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
-        rc = zmq_connect(s, eps[i]);
-        e = rc ? zmq_errno() : 0;
-        n = sizeof last;
-        last[0] = 0;
         zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &n);
         printf("connect [%.40s] rc=%d errno=%d last=%s\n", eps[i], rc, e, last);
         zmq_close(s);
@@ -74,21 +81,8 @@ int main(void) {
                           "tcp://[::1]:*", "tcp://[::1]", "tcp://::1:*", "tcp://lo:*",
                           "tcp://localhost:*", "tcp://0.0.0.0:*", "tcp://[*]:*",
                           "tcp://127.0.0.1:0"};
-    for (size_t i = 0; i < sizeof eps6 / sizeof eps6[0]; i++) {
-        void *s = zmq_socket(ctx, ZMQ_PAIR);
-        int one = 1;
-        zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
-        zmq_setsockopt(s, ZMQ_IPV6, &one, sizeof one);
-        int rc = zmq_bind(s, eps6[i]);
-        int e = rc ? zmq_errno() : 0;
-        char last[400] = "";
-        size_t n = sizeof last;
-        zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &n);
-        printf("bind6 [%.40s] rc=%d errno=%d last=", eps6[i], rc, e);
-        print_masked(last);
-        putchar('\n');
-        zmq_close(s);
-    }
+    for (size_t i = 0; i < sizeof eps6 / sizeof eps6[0]; i++)
+        probe_bind(ctx, "bind6", eps6[i], 1);
     const int types[] = {ZMQ_PAIR, ZMQ_PUB,  ZMQ_SUB,  ZMQ_REQ,  ZMQ_REP,  ZMQ_DEALER,
                          ZMQ_ROUTER, ZMQ_PULL, ZMQ_PUSH, ZMQ_XPUB, ZMQ_XSUB, ZMQ_STREAM};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
