@@ -1082,6 +1082,23 @@ impl Socket {
     /// Stops listening on a bound endpoint (ENOENT if it was not bound).
     pub fn unbind(&self, endpoint: &str) -> Result<()> {
         self.check_open()?;
+        if !endpoint
+            .split_once("://")
+            .is_some_and(|(scheme, addr)| !scheme.is_empty() && !addr.is_empty())
+        {
+            // Not an endpoint at all (libzmq checks the syntax before it looks).
+            return Err(Error::InvalidArgument);
+        }
+        // A numeric tcp address names the endpoint its bind reports (with ZMQ_IPV6,
+        // 127.0.0.1 is bound as [::ffff:127.0.0.1]).
+        let numeric = match Endpoint::parse(endpoint) {
+            Ok(Endpoint::Tcp {
+                host,
+                port,
+                source: None,
+            }) => tcp::bound_name(&host, &port, &self.inner.options()),
+            _ => None,
+        };
         let att = {
             let mut st = self.inner.lock();
             let pos = st
@@ -1090,7 +1107,9 @@ impl Socket {
                 // By the resolved address only, as libzmq 4.3.4 (probed): "tcp://*:5555",
                 // "tcp://127.0.0.1:*" and "ipc://*" name no endpoint there (ENOENT), even
                 // when given to bind as such; "tcp://0.0.0.0:5555" does.
-                .position(|(_, resolved, _)| resolved == endpoint)
+                .position(|(_, resolved, _)| {
+                    resolved == endpoint || numeric.as_deref() == Some(resolved.as_str())
+                })
                 .ok_or(Error::NoEntry)?;
             st.binds.remove(pos).2
         };
