@@ -249,6 +249,27 @@ impl SocketShared {
     }
 }
 
+/// What `unbind` and `disconnect` check before they look for the endpoint, as libzmq
+/// 4.3.4 (probed): `scheme://address` with neither part empty (EINVAL), and a scheme
+/// libzmq knows (EPROTONOSUPPORT; a known one this build lacks is simply not found).
+fn check_endpoint_to_end(endpoint: &str) -> Result<()> {
+    match endpoint.split_once("://") {
+        Some((scheme, addr)) if !scheme.is_empty() && !addr.is_empty() => {
+            match Endpoint::parse(endpoint) {
+                Err(Error::ProtocolNotSupported) if !KNOWN_SCHEMES.contains(&scheme) => {
+                    Err(Error::ProtocolNotSupported)
+                }
+                _ => Ok(()),
+            }
+        }
+        _ => Err(Error::InvalidArgument),
+    }
+}
+
+/// Transports Debian's libzmq is built with besides ours (its unbind of one that was
+/// never bound is ENOENT, not EPROTONOSUPPORT).
+const KNOWN_SCHEMES: [&str; 6] = ["udp", "pgm", "epgm", "norm", "tipc", "ws"];
+
 /// A ZeroMQ socket. `Send` (it may move between threads) but, as in libzmq, not for use
 /// from two threads at once. Closed on drop (with the LINGER option's semantics).
 pub struct Socket {
@@ -1082,13 +1103,7 @@ impl Socket {
     /// Stops listening on a bound endpoint (ENOENT if it was not bound).
     pub fn unbind(&self, endpoint: &str) -> Result<()> {
         self.check_open()?;
-        if !endpoint
-            .split_once("://")
-            .is_some_and(|(scheme, addr)| !scheme.is_empty() && !addr.is_empty())
-        {
-            // Not an endpoint at all (libzmq checks the syntax before it looks).
-            return Err(Error::InvalidArgument);
-        }
+        check_endpoint_to_end(endpoint)?;
         // A numeric tcp address names the endpoint its bind reports (with ZMQ_IPV6,
         // 127.0.0.1 is bound as [::ffff:127.0.0.1]).
         let numeric = match Endpoint::parse(endpoint) {
@@ -1120,6 +1135,7 @@ impl Socket {
     /// Drops a connection made with `connect` (ENOENT if there is none).
     pub fn disconnect(&self, endpoint: &str) -> Result<()> {
         self.check_open()?;
+        check_endpoint_to_end(endpoint)?;
         let att = {
             let mut st = self.inner.lock();
             let pos = st

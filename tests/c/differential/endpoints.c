@@ -75,6 +75,14 @@ int main(void) {
         zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &n);
         printf("connect [%.40s] rc=%d errno=%d last=%s\n", eps[i], rc, e, last);
         zmq_close(s);
+        /* Unbind and disconnect of the endpoint on a socket that has neither. */
+        s = zmq_socket(ctx, ZMQ_PAIR);
+        rc = zmq_unbind(s, eps[i]);
+        e = rc ? zmq_errno() : 0;
+        int rc2 = zmq_disconnect(s, eps[i]);
+        printf("unbind [%.40s] rc=%d errno=%d disconnect rc=%d errno=%d\n", eps[i], rc, e, rc2,
+               rc2 ? zmq_errno() : 0);
+        zmq_close(s);
     }
     /* Binds with ZMQ_IPV6 on: which family each host gives, and how it is reported. */
     const char *eps6[] = {"tcp://[::ffff:127.0.0.1]:*", "tcp://127.0.0.1:*", "tcp://*:*",
