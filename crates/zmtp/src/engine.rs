@@ -318,7 +318,15 @@ impl Engine {
                         if is_command {
                             self.on_command(body)?
                         } else {
-                            Some(Event::Message { more, body })
+                            // The outer frame's limit was a command's if the peer flagged
+                            // it as one: hold the message to its own limit here.
+                            let size = body.len() as u64;
+                            match self.cfg.max_msg_size {
+                                Some(max) if size > max => {
+                                    return Err(ProtocolError::FrameTooLarge { size, max })
+                                }
+                                _ => Some(Event::Message { more, body }),
+                            }
                         }
                     } else if is_command {
                         self.on_command(body)?

@@ -654,6 +654,51 @@ fn curve_tampered_and_replayed_frames_are_refused() {
     assert_eq!(server.poll_event(), Err(ProtocolError::Cryptographic));
 }
 
+/// A CURVE MESSAGE box sent in a frame flagged as a command (whose size limit is the
+/// larger command limit) still has its payload held to max_msg_size. Found by the
+/// curve_server fuzz target: the payload above the limit was delivered.
+#[test]
+fn curve_message_in_a_command_frame_keeps_the_message_limit() {
+    let server_keys = KeyPair::generate().unwrap();
+    let (mut client, _) = curve_pair(&server_keys, server_keys.public);
+    let mut server = Engine::new(EngineConfig {
+        socket_type: SocketType::Rep,
+        routing_id: Bytes::new(),
+        mechanism: MechanismConfig::CurveServer {
+            keys: server_keys.clone(),
+        },
+        null_zap: false,
+        max_msg_size: Some(8),
+    });
+    pump(&mut client, &mut server);
+    server.zap_reply(ZapVerdict::Accept {
+        user_id: Bytes::new(),
+        properties: vec![],
+    });
+    pump(&mut client, &mut server);
+    assert!(server.is_ready());
+    client.send_message(false, &[7u8; 8]);
+    client.send_message(false, &[7u8; 20]);
+    let mut wire = client.output().to_vec();
+    client.consume_output(wire.len());
+    // Both boxes go as short frames (flags, size, body); the second one is marked a
+    // command (flag bit 2).
+    let second = 2 + usize::from(wire[1]);
+    wire[second] |= 0x04;
+    server.feed(&wire);
+    assert_eq!(
+        server.poll_event(),
+        Ok(Some(Event::Message {
+            more: false,
+            body: Bytes::from(vec![7u8; 8])
+        }))
+    );
+    assert_eq!(
+        server.poll_event(),
+        Err(ProtocolError::FrameTooLarge { size: 20, max: 8 })
+    );
+}
+
 #[test]
 fn null_with_zap_withholds_ready_until_accepted() {
     let mut a = secure(SocketType::Pair, MechanismConfig::Null);
