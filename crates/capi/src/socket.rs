@@ -328,7 +328,8 @@ pub unsafe extern "C" fn zmq_send(
 }
 
 /// Like `zmq_send`. libzmq sends constant buffers without copying; here the bytes are
-/// copied, which is always allowed by that contract (the buffer may be reused at once).
+/// copied, which is always allowed by that contract (the buffer may be reused at once),
+/// and the frame reports ZMQ_SHARED on the receiving side as libzmq's does.
 ///
 /// # Safety
 /// As `zmq_send`.
@@ -339,8 +340,15 @@ pub unsafe extern "C" fn zmq_send_const(
     len: usize,
     flags: c_int,
 ) -> c_int {
-    // SAFETY: same contract.
-    unsafe { zmq_send(socket, buf, len, flags) }
+    ffi(-1, || {
+        // SAFETY: forwarded caller contract.
+        let sock = unsafe { sock_ref(socket)? };
+        // SAFETY: forwarded caller contract.
+        let data = unsafe { in_buf(buf, len)? };
+        sock.send_msg(Msg::constant_copy(data), flags)
+            .map_err(|(e, _)| Errno::from(e))?;
+        Ok(size_result(len))
+    })
 }
 
 /// Receives one frame into `buf`, copying at most `len` bytes; returns the frame's full

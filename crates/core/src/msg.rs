@@ -17,6 +17,9 @@ const SHARE_MIN: usize = 1024;
 pub(crate) const FLAG_MORE: u8 = 1;
 /// Flag: this frame is a subscription command (first byte 1 = subscribe, 0 = cancel).
 pub(crate) const FLAG_COMMAND: u8 = 2;
+/// The longest body libzmq keeps inside its message (its "very small message"): a copy
+/// of a longer one shares the body, and reports ZMQ_SHARED.
+const LIBZMQ_INLINE_MAX: usize = 33;
 /// Flag: the body was handed to a copy made by `share` (ZMQ_SHARED).
 const FLAG_SHARED: u8 = 4;
 /// Flag: an empty frame left by the C API's `zmq_msg_close` (see `Msg::closed`).
@@ -251,6 +254,17 @@ impl Msg {
         }
     }
 
+    /// A copy of `data` that says `shares_body` from the start, as libzmq reports the
+    /// constant body of `zmq_send_const` ZMQ_SHARED (copied here, as that call's contract
+    /// allows).
+    pub fn constant_copy(data: &[u8]) -> Msg {
+        Msg {
+            data: Data::copy_of(data),
+            flags: FLAG_SHARED,
+            meta: None,
+        }
+    }
+
     /// `copy_from`, built in `dst` (a decoder's batch slot) rather than returned: a frame
     /// returned by value was stored field by field and then moved on as whole 16-byte
     /// blocks, whose loads missed store forwarding. Returns the frame.
@@ -464,7 +478,9 @@ impl Msg {
     /// write through one's data pointer is seen through the other's.
     pub fn share(&mut self) -> Msg {
         self.make_shared();
-        if !matches!(self.data, Data::Inline { .. }) {
+        if !matches!(self.data, Data::Inline { .. }) || self.len() > LIBZMQ_INLINE_MAX {
+            // An inline body libzmq would not hold inline is copied, but reported shared
+            // as libzmq reports it: a caller may rely on that and never write through it.
             self.flags |= FLAG_SHARED;
         }
         self.clone()

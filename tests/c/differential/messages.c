@@ -1,0 +1,94 @@
+/* The zmq_msg_* API at its edges: fresh, sized, copied and moved messages, their
+ * properties (MORE, SRCFD, SHARED, unknown ones), closing twice, zmq_msg_set, and what a
+ * message holds after it was sent or received over inproc (one frame, multipart,
+ * zmq_send_const). Each line: the call, its result and errno. */
+#include <stdio.h>
+#include <string.h>
+#include <zmq.h>
+
+static void show(const char *what, int rc) {
+    printf("%s rc=%d errno=%d\n", what, rc, rc < 0 ? zmq_errno() : 0);
+}
+
+/* MORE, SRCFD and SHARED of `m`, and its size. */
+static void props(const char *what, zmq_msg_t *m) {
+    printf("%s size=%zu", what, zmq_msg_size(m));
+    const int names[] = {ZMQ_MORE, ZMQ_SRCFD, ZMQ_SHARED};
+    for (int i = 0; i < 3; i++) {
+        int v = zmq_msg_get(m, names[i]);
+        printf(" get(%d)=%d/%d", names[i], v, v < 0 ? zmq_errno() : 0);
+    }
+    printf(" more=%d\n", zmq_msg_more(m));
+}
+
+int main(void) {
+    zmq_msg_t a, b;
+    show("init", zmq_msg_init(&a));
+    props("fresh", &a);
+    show("get(99)", zmq_msg_get(&a, 99));
+    show("set(MORE,1)", zmq_msg_set(&a, ZMQ_MORE, 1));
+    show("set(99,1)", zmq_msg_set(&a, 99, 1));
+    const char *g = zmq_msg_gets(&a, "Socket-Type");
+    printf("gets(Socket-Type) on fresh: %s errno=%d\n", g ? g : "NULL", g ? 0 : zmq_errno());
+    show("close", zmq_msg_close(&a));
+    show("close again", zmq_msg_close(&a));
+
+    const size_t sizes[] = {0, 1, 33, 34, 64, 1000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char label[64];
+        show("init_size", zmq_msg_init_size(&a, sizes[i]));
+        memset(zmq_msg_data(&a), 'x', sizes[i]);
+        snprintf(label, sizeof label, "sized %zu", sizes[i]);
+        props(label, &a);
+        show("init b", zmq_msg_init(&b));
+        show("copy", zmq_msg_copy(&b, &a));
+        snprintf(label, sizeof label, "copy of %zu (source)", sizes[i]);
+        props(label, &a);
+        snprintf(label, sizeof label, "copy of %zu (copy)", sizes[i]);
+        props(label, &b);
+        show("close copy", zmq_msg_close(&b));
+        snprintf(label, sizeof label, "source of %zu after its copy closed", sizes[i]);
+        props(label, &a);
+        show("init b", zmq_msg_init(&b));
+        show("move", zmq_msg_move(&b, &a));
+        snprintf(label, sizeof label, "moved %zu (source)", sizes[i]);
+        props(label, &a);
+        snprintf(label, sizeof label, "moved %zu (destination)", sizes[i]);
+        props(label, &b);
+        show("close a", zmq_msg_close(&a));
+        show("close b", zmq_msg_close(&b));
+    }
+
+    void *ctx = zmq_ctx_new();
+    void *push = zmq_socket(ctx, ZMQ_PAIR);
+    void *pull = zmq_socket(ctx, ZMQ_PAIR);
+    zmq_bind(pull, "inproc://differential-messages");
+    zmq_connect(push, "inproc://differential-messages");
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char label[64], body[1000];
+        memset(body, 'y', sizeof body);
+        zmq_msg_init_size(&a, sizes[i]);
+        memcpy(zmq_msg_data(&a), body, sizes[i]);
+        show("msg_send", zmq_msg_send(&a, push, 0));
+        snprintf(label, sizeof label, "sent %zu", sizes[i]);
+        props(label, &a);
+        zmq_msg_close(&a);
+        zmq_msg_init_size(&b, 5);
+        show("msg_recv into a 5-byte message", zmq_msg_recv(&b, pull, 0));
+        snprintf(label, sizeof label, "received %zu", sizes[i]);
+        props(label, &b);
+        zmq_msg_close(&b);
+    }
+    show("send first of two", zmq_send(push, "one", 3, ZMQ_SNDMORE));
+    show("send_const second", zmq_send_const(push, "two", 3, 0));
+    for (int f = 0; f < 2; f++) {
+        zmq_msg_init(&b);
+        show("recv frame", zmq_msg_recv(&b, pull, 0));
+        props(f ? "second frame" : "first frame", &b);
+        zmq_msg_close(&b);
+    }
+    zmq_close(push);
+    zmq_close(pull);
+    zmq_ctx_term(ctx);
+    return 0;
+}
