@@ -473,9 +473,9 @@ impl Msg {
         }
     }
 
-    /// A copy that shares this frame's body (`zmq_msg_copy`). Unless the body is small
-    /// enough to be copied with the frame, both then say `shares_body`, for good: a
-    /// write through one's data pointer is seen through the other's.
+    /// A copy that shares this frame's body (`zmq_msg_copy`). Unless the body is one
+    /// libzmq would copy with the frame (33 bytes or less), both then say `shares_body`,
+    /// for good: a write through one's data pointer may be seen through the other's.
     pub fn share(&mut self) -> Msg {
         self.make_shared();
         if !matches!(self.data, Data::Inline { .. }) || self.len() > LIBZMQ_INLINE_MAX {

@@ -1100,7 +1100,8 @@ impl Socket {
         Ok(())
     }
 
-    /// Stops listening on a bound endpoint (ENOENT if it was not bound).
+    /// Stops listening on a bound endpoint (ENOENT if it was not bound; EINVAL or
+    /// EPROTONOSUPPORT for a string that is no endpoint, see `check_endpoint_to_end`).
     pub fn unbind(&self, endpoint: &str) -> Result<()> {
         self.check_open()?;
         check_endpoint_to_end(endpoint)?;
@@ -1132,7 +1133,8 @@ impl Socket {
         Ok(())
     }
 
-    /// Drops a connection made with `connect` (ENOENT if there is none).
+    /// Drops a connection made with `connect` (ENOENT if there is none; EINVAL or
+    /// EPROTONOSUPPORT for a string that is no endpoint, see `check_endpoint_to_end`).
     pub fn disconnect(&self, endpoint: &str) -> Result<()> {
         self.check_open()?;
         check_endpoint_to_end(endpoint)?;
