@@ -21,6 +21,18 @@ static void props(const char *what, zmq_msg_t *m) {
     printf(" more=%d\n", zmq_msg_more(m));
 }
 
+/* Makes `b` (fresh) from `a` with `op` (zmq_msg_copy or zmq_msg_move) and prints both. */
+static void derive(const char *op, int (*fn)(zmq_msg_t *, zmq_msg_t *), zmq_msg_t *a,
+                   zmq_msg_t *b, size_t size) {
+    char label[64];
+    show("init b", zmq_msg_init(b));
+    show(op, fn(b, a));
+    snprintf(label, sizeof label, "%s of %zu (source)", op, size);
+    props(label, a);
+    snprintf(label, sizeof label, "%s of %zu (result)", op, size);
+    props(label, b);
+}
+
 int main(void) {
     zmq_msg_t a, b;
     show("init", zmq_msg_init(&a));
@@ -40,21 +52,11 @@ int main(void) {
         memset(zmq_msg_data(&a), 'x', sizes[i]);
         snprintf(label, sizeof label, "sized %zu", sizes[i]);
         props(label, &a);
-        show("init b", zmq_msg_init(&b));
-        show("copy", zmq_msg_copy(&b, &a));
-        snprintf(label, sizeof label, "copy of %zu (source)", sizes[i]);
-        props(label, &a);
-        snprintf(label, sizeof label, "copy of %zu (copy)", sizes[i]);
-        props(label, &b);
+        derive("copy", zmq_msg_copy, &a, &b, sizes[i]);
         show("close copy", zmq_msg_close(&b));
         snprintf(label, sizeof label, "source of %zu after its copy closed", sizes[i]);
         props(label, &a);
-        show("init b", zmq_msg_init(&b));
-        show("move", zmq_msg_move(&b, &a));
-        snprintf(label, sizeof label, "moved %zu (source)", sizes[i]);
-        props(label, &a);
-        snprintf(label, sizeof label, "moved %zu (destination)", sizes[i]);
-        props(label, &b);
+        derive("move", zmq_msg_move, &a, &b, sizes[i]);
         show("close a", zmq_msg_close(&a));
         show("close b", zmq_msg_close(&b));
     }
