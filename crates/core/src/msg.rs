@@ -258,11 +258,9 @@ impl Msg {
     /// constant body of `zmq_send_const` ZMQ_SHARED (copied here, as that call's contract
     /// allows).
     pub fn constant_copy(data: &[u8]) -> Msg {
-        Msg {
-            data: Data::copy_of(data),
-            flags: FLAG_SHARED,
-            meta: None,
-        }
+        let mut m = Msg::copy_from(data);
+        m.flags = FLAG_SHARED;
+        m
     }
 
     /// `copy_from`, built in `dst` (a decoder's batch slot) rather than returned: a frame
