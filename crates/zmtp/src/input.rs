@@ -76,6 +76,22 @@ fn body_pad(addr: usize) -> usize {
     }
 }
 
+/// A new allocation for `n` body bytes after their pad (empty). For a `whole` body the
+/// part of `MAX_PAD` its address does not need goes back to the allocator at once: a
+/// receiver holding many large bodies (a SUB behind its HWM: 1000 of 64 KiB) kept ~0.9 %
+/// more memory than the bodies themselves, more than libzmq's.
+fn new_body(n: usize, whole: bool) -> Vec<u8> {
+    let mut v = Vec::with_capacity(n + MAX_PAD);
+    if whole {
+        v.shrink_to(n + body_pad(v.as_ptr() as usize));
+        if v.capacity() < n + body_pad(v.as_ptr() as usize) {
+            // The allocator moved it elsewhere, where it needs more pad.
+            v = Vec::with_capacity(n + MAX_PAD);
+        }
+    }
+    v
+}
+
 #[derive(Debug)]
 struct DirectBody {
     /// `pad` unused bytes (see [`body_pad`]), then the body so far: `filled` bytes
@@ -234,7 +250,10 @@ impl InputBuffer {
         debug_assert!(self.body.is_none());
         self.consume(header_len);
         let have = (self.end - self.start).min(len);
-        let mut data = RECYCLER.with_capacity(len.min(have.max(BODY_AHEAD)) + MAX_PAD);
+        let ahead = len.min(have.max(BODY_AHEAD));
+        let mut data = RECYCLER
+            .take_for(ahead, MAX_PAD, body_pad)
+            .unwrap_or_else(|| new_body(ahead, ahead == len));
         let pad = body_pad(data.as_ptr() as usize);
         data.resize(pad, 0);
         data.extend_from_slice(&self.buf[self.start..self.start + have]);
@@ -469,6 +488,36 @@ mod tests {
         assert_eq!(input.spare(1, 0).len(), AFTER_BODY);
         input.commit(10);
         assert!(input.spare(1, 0).len() > AFTER_BODY);
+    }
+
+    #[test]
+    fn a_whole_direct_body_holds_only_its_pad_and_its_allocation_comes_back() {
+        // A length no other test uses: the recycler is shared by the whole process.
+        let len = 90_001;
+        let receive = || {
+            let mut input = InputBuffer::default();
+            input.extend(b"H");
+            input.begin_body(1, len);
+            let b = input.body.as_ref().expect("a direct body");
+            assert_eq!(
+                b.data.capacity(),
+                b.pad + len,
+                "nothing allocated past the body"
+            );
+            let at = b.data.as_ptr();
+            while input.body_missing() != Some(0) {
+                input.read_body_with(|v, max| v.extend(std::iter::repeat_n(6u8, max)));
+            }
+            (at, input.finish_body().expect("complete"))
+        };
+        let (first, body) = receive();
+        assert_eq!(body.len(), len);
+        drop(body);
+        let (second, _body) = receive();
+        assert_eq!(
+            first, second,
+            "the next body of that size reuses the allocation"
+        );
     }
 
     #[test]

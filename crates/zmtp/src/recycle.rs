@@ -40,17 +40,26 @@ impl Recycler {
         self.spare.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// An empty vector with a capacity of at least `cap`: a kept allocation of close to
-    /// that size (at most a quarter more, so a reused buffer wastes little) or a new one.
-    pub(crate) fn with_capacity(&self, cap: usize) -> Vec<u8> {
-        if (RECYCLE_MIN..=RECYCLE_MAX).contains(&cap) {
-            let mut list = self.spare();
-            let fits = |v: &Vec<u8>| (cap..=cap + cap / 4).contains(&v.capacity());
-            if let Some(i) = list.iter().rposition(fits) {
-                return list.swap_remove(i);
-            }
+    /// A kept allocation for `len` body bytes placed `pad(address)` bytes in (see
+    /// `input::body_pad`): one whose capacity holds that, and at most a quarter more than
+    /// `len + max_pad` (so a reused buffer wastes little). Empty; None if none fits.
+    pub(crate) fn take_for(
+        &self,
+        len: usize,
+        max_pad: usize,
+        pad: impl Fn(usize) -> usize,
+    ) -> Option<Vec<u8>> {
+        if !(RECYCLE_MIN..=RECYCLE_MAX).contains(&len) {
+            return None;
         }
-        Vec::with_capacity(cap)
+        let most = (len + max_pad) + (len + max_pad) / 4;
+        let fits = |v: &Vec<u8>| {
+            let cap = v.capacity();
+            cap <= most && cap >= len + pad(v.as_ptr() as usize)
+        };
+        let mut list = self.spare();
+        let i = list.iter().rposition(fits)?;
+        Some(list.swap_remove(i))
     }
 
     /// A received body as `Bytes`; a large body's allocation returns here for reuse when
@@ -98,7 +107,9 @@ mod tests {
     #[test]
     fn a_dropped_body_is_reused_for_the_next_of_its_size() {
         let r: &'static Recycler = Box::leak(Box::new(Recycler::new()));
-        let mut body = r.with_capacity(200_000);
+        let no_pad = |_| 0;
+        assert!(r.take_for(200_000, 0, no_pad).is_none(), "nothing kept yet");
+        let mut body = Vec::with_capacity(200_000);
         let ptr = body.as_ptr();
         body.extend(std::iter::repeat_n(1u8, 200_000));
         let bytes = r.wrap(body);
@@ -108,13 +119,15 @@ mod tests {
         assert!(r.spare().is_empty(), "kept while referenced");
         assert_eq!(clone[199_999], 1);
         drop(clone);
-        let small = r.with_capacity(100_000);
-        assert_ne!(
-            small.as_ptr(),
-            ptr,
+        assert!(
+            r.take_for(100_000, 0, no_pad).is_none(),
             "a much smaller request does not take a big buffer"
         );
-        let again = r.with_capacity(190_000);
+        assert!(
+            r.take_for(199_000, 2_000, |_| 1_001).is_none(),
+            "a buffer too small for the body after its pad is left"
+        );
+        let again = r.take_for(190_000, 0, no_pad).expect("kept");
         assert_eq!(again.as_ptr(), ptr, "the warm allocation came back");
         assert!(again.is_empty());
     }
