@@ -4,6 +4,7 @@
 use crate::c_str;
 use crate::ctx::ctx_ref;
 use crate::errno::{could_hold, fail, ffi, CResult, Errno};
+use bytes::Bytes;
 use ferromq::{Msg, OptionValue, Socket, SocketType, DONTWAIT, SNDMORE};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
@@ -327,12 +328,13 @@ pub unsafe extern "C" fn zmq_send(
     })
 }
 
-/// Like `zmq_send`. libzmq sends constant buffers without copying; here the bytes are
-/// copied, which is always allowed by that contract (the buffer may be reused at once),
-/// and the frame reports ZMQ_SHARED on the receiving side as libzmq's does.
+/// Like `zmq_send`, but the frame is made of the caller's buffer itself, not a copy, as
+/// libzmq's is: an inproc receiver gets that very buffer, and the frame reports
+/// ZMQ_SHARED.
 ///
 /// # Safety
-/// As `zmq_send`.
+/// As `zmq_send`, and the buffer must be constant memory: neither changed nor freed while
+/// the library may still read it (libzmq's contract for this call).
 #[no_mangle]
 pub unsafe extern "C" fn zmq_send_const(
     socket: *mut c_void,
@@ -343,9 +345,16 @@ pub unsafe extern "C" fn zmq_send_const(
     ffi(-1, || {
         // SAFETY: forwarded caller contract.
         let sock = unsafe { sock_ref(socket)? };
-        // SAFETY: forwarded caller contract.
-        let data = unsafe { in_buf(buf, len)? };
-        sock.send_msg(Msg::constant_copy(data), flags)
+        let data: &'static [u8] = if len == 0 && !buf.is_null() {
+            // SAFETY: an empty slice at a non-NULL pointer reads nothing. It keeps the
+            // caller's pointer, which libzmq hands on for an empty frame too.
+            unsafe { std::slice::from_raw_parts(buf.cast(), 0) }
+        } else {
+            // SAFETY: forwarded caller contract; the borrow may be 'static because the
+            // buffer is constant memory that outlives every frame made of it (above).
+            unsafe { in_buf(buf, len)? }
+        };
+        sock.send_msg(Msg::from_constant(Bytes::from_static(data)), flags)
             .map_err(|(e, _)| Errno::from(e))?;
         Ok(size_result(len))
     })

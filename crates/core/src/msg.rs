@@ -254,15 +254,6 @@ impl Msg {
         }
     }
 
-    /// A copy of `data` that says `shares_body` from the start, as libzmq reports the
-    /// constant body of `zmq_send_const` ZMQ_SHARED (copied here, as that call's contract
-    /// allows).
-    pub fn constant_copy(data: &[u8]) -> Msg {
-        let mut m = Msg::copy_from(data);
-        m.flags = FLAG_SHARED;
-        m
-    }
-
     /// `copy_from`, built in `dst` (a decoder's batch slot) rather than returned: a frame
     /// returned by value was stored field by field and then moved on as whole 16-byte
     /// blocks, whose loads missed store forwarding. Returns the frame.

@@ -1,7 +1,7 @@
 /* The zmq_msg_* API at its edges: fresh, sized, copied and moved messages, their
  * properties (MORE, SRCFD, SHARED, unknown ones), closing twice, zmq_msg_set, and what a
  * message holds after it was sent or received over inproc (one frame, multipart,
- * zmq_send_const). Each line: the call, its result and errno. */
+ * zmq_send_const, and whether a constant frame arrives as the caller's buffer). Each line: the call, its result and errno. */
 #include <stdio.h>
 #include <string.h>
 #include <zmq.h>
@@ -87,6 +87,21 @@ int main(void) {
         zmq_msg_init(&b);
         show("recv frame", zmq_msg_recv(&b, pull, 0));
         props(f ? "second frame" : "first frame", &b);
+        zmq_msg_close(&b);
+    }
+    /* zmq_send_const: whether the inproc receiver gets the caller's buffer itself. */
+    static const char constant[100000] = {'c'};
+    const size_t const_sizes[] = {0, 3, 33, 34, 64, 9000, 100000};
+    for (size_t i = 0; i < sizeof const_sizes / sizeof const_sizes[0]; i++) {
+        char label[64];
+        show("send_const", zmq_send_const(push, constant, const_sizes[i], 0));
+        zmq_msg_init(&b);
+        show("recv const frame", zmq_msg_recv(&b, pull, 0));
+        snprintf(label, sizeof label, "const %zu", const_sizes[i]);
+        props(label, &b);
+        printf("const %zu: the caller's buffer=%d first=%d\n", const_sizes[i],
+               zmq_msg_data(&b) == (void *) constant,
+               const_sizes[i] ? ((char *) zmq_msg_data(&b))[0] : -1);
         zmq_msg_close(&b);
     }
     zmq_close(push);
