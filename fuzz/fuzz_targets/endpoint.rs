@@ -35,6 +35,10 @@ fn sockets() -> &'static Sockets {
 
 fuzz_target!(|data: &[u8]| {
     let s = String::from_utf8_lossy(data);
+    // libzmq's first check for every endpoint call: `scheme://address`, neither empty.
+    let well_formed = s
+        .split_once("://")
+        .is_some_and(|(scheme, addr)| !scheme.is_empty() && !addr.is_empty());
     let parsed = ferromq::fuzz_parse_endpoint(&s);
     match &parsed {
         Ok(("tcp", host, Some(port))) => {
@@ -58,12 +62,18 @@ fuzz_target!(|data: &[u8]| {
             assert!(
                 matches!(
                     e,
-                    Error::InvalidArgument | Error::ProtocolNotSupported | Error::Os(36)
+                    Error::InvalidArgument
+                        | Error::ProtocolNotSupported
+                        | Error::IncompatibleProtocol
+                        | Error::Os(36)
                 ),
                 "{e:?}"
             );
-            if !s.contains("://") {
+            if !well_formed {
                 assert_eq!(*e, Error::InvalidArgument);
+            }
+            if *e == Error::IncompatibleProtocol {
+                assert!(s.starts_with("udp://"), "{s:?}");
             }
         }
     }
@@ -79,15 +89,16 @@ fuzz_target!(|data: &[u8]| {
     // (EINVAL) or names a scheme libzmq does not know (EPROTONOSUPPORT), as in libzmq.
     let unbound = sk.open.unbind(&s);
     assert_eq!(sk.open.disconnect(&s), unbound);
-    let well_formed = s
-        .split_once("://")
-        .is_some_and(|(scheme, addr)| !scheme.is_empty() && !addr.is_empty());
     match unbound {
         Err(Error::NoEntry) => assert!(well_formed, "{s:?}"),
         Err(Error::InvalidArgument) => assert!(!well_formed, "{s:?}"),
         Err(Error::ProtocolNotSupported) => {
             assert!(well_formed, "{s:?}");
             assert_eq!(parsed.as_ref().err(), Some(&Error::ProtocolNotSupported));
+        }
+        Err(Error::IncompatibleProtocol) => {
+            assert!(well_formed && s.starts_with("udp://"), "{s:?}");
+            assert_eq!(parsed.as_ref().err(), Some(&Error::IncompatibleProtocol));
         }
         other => panic!("unbind of {s:?} on a socket without endpoints: {other:?}"),
     }

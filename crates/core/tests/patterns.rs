@@ -305,6 +305,13 @@ fn bad_endpoints_and_unbind() {
     assert_eq!(s.bind("nonsense").unwrap_err(), Error::InvalidArgument);
     assert_eq!(s.bind("pgm://x").unwrap_err(), Error::ProtocolNotSupported);
     assert_eq!(s.unbind("tcp://127.0.0.1:1").unwrap_err(), Error::NoEntry);
+    // udp is for RADIO, DISH and DGRAM only in libzmq: ENOCOMPATPROTO on any other type,
+    // for every endpoint call.
+    let udp = "udp://127.0.0.1:5555";
+    assert_eq!(s.bind(udp).unwrap_err(), Error::IncompatibleProtocol);
+    assert_eq!(s.connect(udp).unwrap_err(), Error::IncompatibleProtocol);
+    assert_eq!(s.unbind(udp).unwrap_err(), Error::IncompatibleProtocol);
+    assert_eq!(s.disconnect(udp).unwrap_err(), Error::IncompatibleProtocol);
     s.bind("tcp://127.0.0.1:*").unwrap();
     let ep = last_endpoint(&s);
     let other = ctx.socket(SocketType::Pull).unwrap();

@@ -107,10 +107,15 @@ pub(crate) enum Endpoint {
 }
 
 impl Endpoint {
-    /// Parses `scheme://address`. Unknown schemes of libzmq (pgm, udp, ws, ...) give
-    /// EPROTONOSUPPORT; malformed strings give EINVAL.
+    /// Parses `scheme://address` as libzmq does: no `://`, or an empty scheme or address,
+    /// EINVAL; `udp` ENOCOMPATPROTO (libzmq knows it whatever it was built with, for
+    /// RADIO, DISH and DGRAM only, socket types ferromq does not have); other schemes
+    /// than ours EPROTONOSUPPORT; a malformed address of ours EINVAL.
     pub(crate) fn parse(s: &str) -> Result<Endpoint> {
         let (scheme, addr) = s.split_once("://").ok_or(Error::InvalidArgument)?;
+        if scheme.is_empty() || addr.is_empty() {
+            return Err(Error::InvalidArgument);
+        }
         match scheme {
             "tcp" => {
                 // A "source;destination" connect address: the source is the local address
@@ -148,9 +153,7 @@ impl Endpoint {
                 }
                 Ok(Endpoint::Inproc(addr.to_string()))
             }
-            "pgm" | "epgm" | "norm" | "udp" | "ws" | "wss" | "tipc" | "vmci" => {
-                Err(Error::ProtocolNotSupported)
-            }
+            "udp" => Err(Error::IncompatibleProtocol),
             _ => Err(Error::ProtocolNotSupported),
         }
     }
@@ -236,5 +239,14 @@ mod tests {
             Err(Error::ProtocolNotSupported)
         );
         assert_eq!(Endpoint::parse("foo://x"), Err(Error::ProtocolNotSupported));
+        // libzmq's order: the string's shape first, then the scheme; udp is known but
+        // only for socket types ferromq does not have.
+        assert_eq!(Endpoint::parse("foo://"), Err(Error::InvalidArgument));
+        assert_eq!(Endpoint::parse("://x"), Err(Error::InvalidArgument));
+        assert_eq!(Endpoint::parse("udp://"), Err(Error::InvalidArgument));
+        assert_eq!(
+            Endpoint::parse("udp://127.0.0.1:5555"),
+            Err(Error::IncompatibleProtocol)
+        );
     }
 }
