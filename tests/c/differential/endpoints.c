@@ -62,7 +62,7 @@ int main(void) {
         "ipc:///nonexistent-dir/x.sock", "inproc://", "inproc://x", "udp://127.0.0.1:*",
         "pgm://eth0;239.1.1.1:5555", "epgm://eth0;239.1.1.1:5555", "norm://1.2.3.4:5",
         "tipc://{1,2}", "vmci://1:2", "ws://127.0.0.1:*", "TCP://127.0.0.1:*",
-        "tcp://127.0.0.1:*x"};
+        "tcp://127.0.0.1:*x", "foo://", "://x", "://", "udp://", "pgm://", "foo://x"};
     int zero = 0;
     for (size_t i = 0; i < sizeof eps / sizeof eps[0]; i++) {
         probe_bind(ctx, "bind", eps[i], 0);
