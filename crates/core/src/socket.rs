@@ -250,21 +250,14 @@ impl SocketShared {
 }
 
 /// What `unbind` and `disconnect` check before they look for the endpoint, as libzmq
-/// 4.3.4 (probed): `scheme://address` with neither part empty (EINVAL), a scheme libzmq
-/// knows (EPROTONOSUPPORT; a known one this build lacks is simply not found), and not
-/// `udp`, which no socket type of ours may use (ENOCOMPATPROTO, as `bind`).
+/// 4.3.4 (probed): `split_endpoint`'s checks, then a scheme libzmq knows
+/// (EPROTONOSUPPORT; a known one this build lacks is simply not found).
 fn check_endpoint_to_end(endpoint: &str) -> Result<()> {
-    match endpoint.split_once("://") {
-        Some((scheme, addr)) if !scheme.is_empty() && !addr.is_empty() => {
-            if scheme == "udp" {
-                Err(Error::IncompatibleProtocol)
-            } else if LIBZMQ_SCHEMES.contains(&scheme) {
-                Ok(())
-            } else {
-                Err(Error::ProtocolNotSupported)
-            }
-        }
-        _ => Err(Error::InvalidArgument),
+    let (scheme, _) = crate::transport::split_endpoint(endpoint)?;
+    if LIBZMQ_SCHEMES.contains(&scheme) {
+        Ok(())
+    } else {
+        Err(Error::ProtocolNotSupported)
     }
 }
 

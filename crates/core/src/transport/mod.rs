@@ -106,16 +106,23 @@ pub(crate) enum Endpoint {
     Inproc(String),
 }
 
+/// libzmq's first checks of every endpoint string (bind, connect, unbind, disconnect),
+/// in its order: `scheme://address` with neither part empty (EINVAL), and not `udp`
+/// (ENOCOMPATPROTO: libzmq knows it whatever it was built with, for RADIO, DISH and
+/// DGRAM only, socket types ferromq does not have). Returns the scheme and the address.
+pub(crate) fn split_endpoint(s: &str) -> Result<(&str, &str)> {
+    match s.split_once("://") {
+        Some(("udp", addr)) if !addr.is_empty() => Err(Error::IncompatibleProtocol),
+        Some((scheme, addr)) if !scheme.is_empty() && !addr.is_empty() => Ok((scheme, addr)),
+        _ => Err(Error::InvalidArgument),
+    }
+}
+
 impl Endpoint {
-    /// Parses `scheme://address` as libzmq does: no `://`, or an empty scheme or address,
-    /// EINVAL; `udp` ENOCOMPATPROTO (libzmq knows it whatever it was built with, for
-    /// RADIO, DISH and DGRAM only, socket types ferromq does not have); other schemes
-    /// than ours EPROTONOSUPPORT; a malformed address of ours EINVAL.
+    /// Parses `scheme://address` as libzmq does: first `split_endpoint`'s checks, then
+    /// schemes other than ours EPROTONOSUPPORT, a malformed address of ours EINVAL.
     pub(crate) fn parse(s: &str) -> Result<Endpoint> {
-        let (scheme, addr) = s.split_once("://").ok_or(Error::InvalidArgument)?;
-        if scheme.is_empty() || addr.is_empty() {
-            return Err(Error::InvalidArgument);
-        }
+        let (scheme, addr) = split_endpoint(s)?;
         match scheme {
             "tcp" => {
                 // A "source;destination" connect address: the source is the local address
@@ -153,7 +160,6 @@ impl Endpoint {
                 }
                 Ok(Endpoint::Inproc(addr.to_string()))
             }
-            "udp" => Err(Error::IncompatibleProtocol),
             _ => Err(Error::ProtocolNotSupported),
         }
     }
