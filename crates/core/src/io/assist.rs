@@ -82,6 +82,9 @@ struct LargeOutput {
     held: Option<Weak<ConnHandle>>,
 }
 
+/// Set (never cleared) when a thread first records a large write in `LARGE_OUTPUT`.
+static LARGE_OUTPUT_SEEN: AtomicBool = AtomicBool::new(false);
+
 thread_local! {
     /// This thread's last inline write of a large message (see `output_ready_large`).
     static LARGE_OUTPUT: std::cell::RefCell<LargeOutput> = const {
@@ -102,6 +105,12 @@ thread_local! {
 /// to other work.
 #[inline]
 pub(crate) fn note_receive() {
+    // Most programs never write a large message inline: they skip the thread-local
+    // lookup (a call into the dynamic loader from a shared library; 4 % of an inproc
+    // ROUTER's receive instructions). A thread that set its `LARGE_OUTPUT` set this first.
+    if !LARGE_OUTPUT_SEEN.load(Ordering::Relaxed) {
+        return;
+    }
     // `try_with`: a receive from another thread-local's destructor finds this one gone.
     let held = LARGE_OUTPUT.try_with(|l| {
         let mut l = l.borrow_mut();
@@ -264,6 +273,9 @@ impl ConnHandle {
         let held = conn.holds_tail().then(|| conn.handle.clone());
         drop(conn);
         let end = self.note_inline_flush();
+        if !LARGE_OUTPUT_SEEN.load(Ordering::Relaxed) {
+            LARGE_OUTPUT_SEEN.store(true, Ordering::Relaxed);
+        }
         let before = LARGE_OUTPUT.try_with(|l| {
             std::mem::replace(
                 &mut *l.borrow_mut(),
