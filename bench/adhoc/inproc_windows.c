@@ -2,7 +2,8 @@
  * inproc_windows.c -- where a one-process inproc stream spends its time, window by
  * window.  (Not a cell of the suite; used for docs/results/2026-12-07-inproc-windows.md.)
  * A DEALER thread sends COUNT 64-byte messages to a ROUTER (or, with RECEIVER=dealer, a
- * DEALER) on the main thread.  Every WINDOW messages the receiver prints the window's
+ * DEALER) on the main thread; with SENDER=router the sender is a ROUTER (ROUTER_MANDATORY)
+ * sending each message as the receiver's routing id and the body (receiver: ROUTER).  Every WINDOW messages the receiver prints the window's
  * ns per message and the mean queue depth it saw (messages the sender had handed to
  * the library minus messages received, sampled every 1,024), so a run that changes
  * regime shows where.  Before the stream, two threads bounce a cache line 200,000
@@ -24,7 +25,8 @@
 
 typedef struct { unsigned char opaque[64]; } msg_t;
 
-enum { DEALER = 5, ROUTER = 6, SNDHWM = 23, RCVHWM = 24 };
+enum { DEALER = 5, ROUTER = 6, SNDHWM = 23, RCVHWM = 24, ROUTING_ID = 5, ROUTER_MANDATORY = 33 };
+enum { SNDMORE = 2, DONTWAIT = 1 };
 enum { WINDOW = 100000, SAMPLE_EVERY = 1024, PINGS = 200000 };
 
 static void *(*ctx_new)(void);
@@ -41,6 +43,7 @@ static int (*msg_close)(msg_t *);
 
 static void *ctx;
 static long count, hwm = -1;
+static int router_sender;
 /* Each shared counter fills a line pair of its own: a neighbour written per message
  * would itself be the contention this program looks for. */
 typedef struct { _Alignas(128) atomic_long v; char pad[128 - sizeof(atomic_long)]; } counter_t;
@@ -104,12 +107,23 @@ static double round_trip_ns(void)
 static void *sender(void *unused)
 {
     (void)unused;
-    void *s = socket_(ctx, DEALER);
+    void *s = socket_(ctx, router_sender ? ROUTER : DEALER);
     set_hwm(s);
+    if (router_sender) {
+        int on = 1;
+        setsockopt_(s, ROUTER_MANDATORY, &on, sizeof on);
+    }
     connect_(s, "inproc://windows");
     char body[64];
     memset(body, 'x', sizeof body);
+    /* A ROUTER knows its peer's id only once the pipe is attached: retry until then. */
+    while (router_sender && send_(s, "rcv", 3, SNDMORE | DONTWAIT) != 3)
+        ;
     for (long i = 0; i < count; i++) {
+        if (router_sender && i > 0 && send_(s, "rcv", 3, SNDMORE) != 3) {
+            fprintf(stderr, "send failed\n");
+            exit(1);
+        }
         if (send_(s, body, sizeof body, 0) != 64) {
             fprintf(stderr, "send failed\n");
             exit(1);
@@ -147,11 +161,14 @@ int main(int argc, char **argv)
         hwm = atol(argv[3]);
     const char *kind = getenv("RECEIVER");
     int router = !(kind && strcmp(kind, "dealer") == 0);
+    kind = getenv("SENDER");
+    router_sender = kind && strcmp(kind, "router") == 0;
 
     printf("rtt %.0f  ", round_trip_ns());
     ctx = ctx_new();
     void *r = socket_(ctx, router ? ROUTER : DEALER);
     set_hwm(r);
+    setsockopt_(r, ROUTING_ID, "rcv", 3);
     bind_(r, "inproc://windows");
     pthread_t t;
     pthread_create(&t, NULL, sender, NULL);
