@@ -830,8 +830,17 @@ impl Queue {
     /// field and then read as whole 16-byte blocks, a store-forwarding stall per level.
     #[inline]
     pub(crate) fn pop_into(&self, out: &mut Msg) -> bool {
+        self.pop_into_known(out).is_some()
+    }
+
+    /// [`pop_into`](Self::pop_into) that also tells, for a message's last frame, whether
+    /// the reader already knows of a next whole message (`Some(true)`): a ROUTER then
+    /// hands out that message's routing id without taking the reader's lock to look
+    /// (see `FairQueue::peek_known`). `Some(false)` for any other frame taken.
+    #[inline(always)]
+    pub(crate) fn pop_into_known(&self, out: &mut Msg) -> Option<bool> {
         if self.reader_closed.load(Ordering::Relaxed) {
-            return false;
+            return None;
         }
         let mut r = self.ring.reader();
         if r.exhausted()
@@ -846,13 +855,10 @@ impl Queue {
             None => {
                 if self.is_conflate() {
                     drop(r);
-                    return match self.pop_conflated() {
-                        Some(m) => {
-                            *out = m;
-                            true
-                        }
-                        None => false,
-                    };
+                    return self.pop_conflated().map(|m| {
+                        *out = m;
+                        false
+                    });
                 }
                 // Not on a connection's queue: its reader reads the socket itself first.
                 let watch = if self.conn_writer.load(Ordering::Relaxed) {
@@ -865,15 +871,14 @@ impl Queue {
                     None => r.arm(),
                 };
                 if !published {
-                    return false;
+                    return None;
                 }
-                match r.pop() {
-                    Some(m) => m,
-                    None => return false,
-                }
+                r.pop()?
             }
         };
+        let mut known_next = false;
         if !msg.more() {
+            known_next = !r.exhausted();
             r.finished += 1;
             let finished = r.finished;
             let credit = self.reached_credit(&mut r);
@@ -883,7 +888,7 @@ impl Queue {
         // The frame goes in before the old one is dropped, not held on the stack across
         // that call (the reload after it drew a third of this function's samples).
         drop(std::mem::replace(out, msg));
-        true
+        Some(known_next)
     }
 
     fn pop_conflated(&self) -> Option<Msg> {
@@ -1063,6 +1068,13 @@ impl Queue {
             return false;
         }
         !self.ring.reader().available() && self.conflated().complete == 0
+    }
+
+    /// `is_reader_closed` without ordering: for a hint the caller checks again under the
+    /// reader's lock (`pop_into` does).
+    #[inline]
+    pub(crate) fn is_reader_closed_relaxed(&self) -> bool {
+        self.reader_closed.load(Ordering::Relaxed)
     }
 
     pub(crate) fn is_reader_closed(&self) -> bool {

@@ -13,6 +13,9 @@ pub(crate) struct FairQueue {
     more: bool,
     /// The pipe the last frame `recv_frame` returned came from.
     last_pipe: u64,
+    /// The last frame taken ended a message of the pipe that is `current` again, and that
+    /// pipe's reader already knew of a next whole message then (see `peek_known`).
+    known_next: bool,
 }
 
 impl FairQueue {
@@ -50,6 +53,7 @@ impl FairQueue {
     /// Drops a pipe at once (unread frames are discarded).
     pub(crate) fn remove(&mut self, pipe_id: u64) {
         if let Some(i) = self.pipes.iter().position(|p| p.id == pipe_id) {
+            self.known_next = false;
             if self.more && i == self.current {
                 self.more = false;
             }
@@ -88,14 +92,24 @@ impl FairQueue {
 
     /// [`recv_frame`](Self::recv_frame) into `out` (see `Queue::pop_into`): false, `out`
     /// untouched, if no frame is readable.
+    #[inline]
     pub(crate) fn recv_frame_into(&mut self, out: &mut Msg) -> bool {
+        self.take_frame::<false>(out)
+    }
+
+    /// `recv_frame_into`; with `KNOWN`, a message's last frame also records whether its
+    /// pipe's reader knew of a next message (for `peek_known`; a ROUTER's reads). Without,
+    /// the pipe is not asked (a PULL's or DEALER's reads skip that work).
+    #[inline(always)]
+    fn take_frame<const KNOWN: bool>(&mut self, out: &mut Msg) -> bool {
+        self.known_next = false;
         if self.more {
             let p = &self.pipes[self.current];
             let id = p.id;
-            if p.inq.pop_into(out) {
+            if let Some(known) = p.inq.pop_into_known(out) {
                 self.more = out.more();
                 if !self.more {
-                    self.advance();
+                    self.end_message(KNOWN && known);
                 }
                 self.last_pipe = id;
                 return true;
@@ -111,11 +125,11 @@ impl FairQueue {
                 self.current = 0;
             }
             let p = &self.pipes[self.current];
-            if p.inq.pop_into(out) {
+            if let Some(known) = p.inq.pop_into_known(out) {
                 self.last_pipe = p.id;
                 self.more = out.more();
                 if !self.more {
-                    self.advance();
+                    self.end_message(KNOWN && known);
                 }
                 return true;
             }
@@ -130,11 +144,21 @@ impl FairQueue {
         false
     }
 
+    /// After a message's last frame: on to the next pipe, remembering whether the one
+    /// read knew of another message if it is the next one again (a single pipe).
+    #[inline]
+    fn end_message(&mut self, known: bool) {
+        let was = self.current;
+        self.advance();
+        self.known_next = known && self.current == was;
+    }
+
     /// The next frame of the message being read into `out` (see `recv_frame_into`), with
-    /// its more flag; `Again` if none.
+    /// its more flag; `Again` if none. Records for `peek_known` what the pipe's reader
+    /// knew at a last frame.
     #[inline]
     pub(crate) fn rest_frame_into(&mut self, out: &mut Msg) -> crate::error::Result<bool> {
-        if self.recv_frame_into(out) {
+        if self.take_frame::<true>(out) {
             Ok(out.more())
         } else {
             Err(crate::error::Error::Again)
@@ -151,7 +175,15 @@ impl FairQueue {
             return None;
         }
         let p = self.pipes.get(self.current)?;
-        if !p.inq.has_known() {
+        // Known from the last message's read (no reader lock taken to look again): only
+        // that reader takes messages from its queue, and it is ours. A closed reader has
+        // had its queue discarded.
+        let known = if std::mem::take(&mut self.known_next) {
+            !p.inq.is_reader_closed_relaxed()
+        } else {
+            p.inq.has_known()
+        };
+        if !known {
             return None;
         }
         self.more = true;
@@ -171,5 +203,89 @@ impl FairQueue {
             return true;
         }
         self.pipes.iter().any(|p| p.inq.readable())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FairQueue;
+    use crate::msg::Msg;
+    use crate::pipe::Pipe;
+    use std::sync::Arc;
+
+    /// A pipe whose reading end `fq` reads; returns the writing end.
+    fn attached(fq: &mut FairQueue) -> (Arc<Pipe>, u64) {
+        let (writer, reader) = Pipe::pair(0, 0);
+        let id = reader.id;
+        fq.attach(reader);
+        (writer, id)
+    }
+
+    fn push_two_frames(w: &Pipe, tag: u8) {
+        let mut id = Msg::copy_from(&[tag]);
+        id.set_more(true);
+        assert!(w.out.push(id).is_ok());
+        assert!(w.out.push(Msg::copy_from(&[tag; 64])).is_ok());
+    }
+
+    /// Reads one whole message as a ROUTER does; returns its first byte.
+    fn read_message(fq: &mut FairQueue) -> u8 {
+        let mut m = Msg::new();
+        let mut more = fq.rest_frame_into(&mut m).unwrap();
+        let tag = m.data()[0];
+        while more {
+            more = fq.rest_frame_into(&mut m).unwrap();
+        }
+        tag
+    }
+
+    #[test]
+    fn peek_known_remembers_the_next_message_of_a_single_pipe() {
+        let mut fq = FairQueue::default();
+        let (w, id) = attached(&mut fq);
+        for tag in 1..=3 {
+            push_two_frames(&w, tag);
+        }
+        assert_eq!(read_message(&mut fq), 1);
+        assert_eq!(fq.peek_known(), Some(id));
+        assert_eq!(read_message(&mut fq), 2);
+        assert_eq!(fq.peek_known(), Some(id));
+        assert_eq!(read_message(&mut fq), 3);
+        assert_eq!(fq.peek_known(), None, "nothing more was queued");
+        // Queued after the reader last looked: not known until a read looks again.
+        push_two_frames(&w, 4);
+        assert_eq!(fq.peek_known(), None);
+        assert_eq!(read_message(&mut fq), 4);
+    }
+
+    #[test]
+    fn peek_known_forgets_a_closed_reader() {
+        let mut fq = FairQueue::default();
+        let (w, _) = attached(&mut fq);
+        push_two_frames(&w, 1);
+        push_two_frames(&w, 2);
+        assert_eq!(read_message(&mut fq), 1);
+        fq.pipes[0].inq.close_reader();
+        assert_eq!(fq.peek_known(), None, "its queue was discarded");
+    }
+
+    #[test]
+    fn peek_known_with_two_pipes_looks_at_the_current_one() {
+        let mut fq = FairQueue::default();
+        let (w1, id1) = attached(&mut fq);
+        let (_w2, _) = attached(&mut fq);
+        push_two_frames(&w1, 1);
+        push_two_frames(&w1, 2);
+        assert_eq!(read_message(&mut fq), 1);
+        // The read moved on to the second pipe, which has nothing: the first one's next
+        // message must not be claimed for it.
+        assert_eq!(fq.peek_known(), None);
+        assert_eq!(read_message(&mut fq), 2);
+        // Removing the pipe read last forgets what was known of it.
+        push_two_frames(&w1, 3);
+        push_two_frames(&w1, 4);
+        assert_eq!(read_message(&mut fq), 3);
+        fq.remove(id1);
+        assert_eq!(fq.peek_known(), None);
     }
 }
