@@ -97,6 +97,9 @@ struct Header {
     refs: AtomicUsize,
     /// The block's size (its layout, for the free).
     size: usize,
+    /// Bodies share it (a filling thread's block), so a receiving thread that drops one
+    /// body is likely to drop the next from it too (see `Held`). False for a solo block.
+    shared: bool,
 }
 
 const DATA_OFF: usize = std::mem::size_of::<Header>();
@@ -218,6 +221,7 @@ impl PoolRef {
                             b.as_ptr().write(Header {
                                 refs: AtomicUsize::new(BIAS),
                                 size,
+                                shared: true,
                             })
                         };
                         f.block.set(Some(b));
@@ -267,6 +271,7 @@ impl PoolRef {
             b.as_ptr().write(Header {
                 refs: AtomicUsize::new(1),
                 size,
+                shared: false,
             });
             std::ptr::copy_nonoverlapping(
                 data.as_ptr(),
@@ -340,9 +345,63 @@ impl Clone for PoolRef {
 impl Drop for PoolRef {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: we own one reference.
-        unsafe { release(self.block, 1) };
+        let b = self.block;
+        // Within a thread-local's destructor this one may be gone: release at once.
+        if HELD.try_with(|h| h.take(b)).is_err() {
+            // SAFETY: we own one reference.
+            unsafe { release(b, 1) };
+        }
     }
+}
+
+/// References to one shared block that the thread dropped but has not given back yet.
+/// A receiving thread drops its bodies in the order they were filled, tens to hundreds
+/// from each block; counting them here and releasing them with one `fetch_sub` when the
+/// thread drops a body of another block (or exits) saves a locked instruction per
+/// message, which also stalled the loads after it (an inproc receive took 15 % longer
+/// with it). Retention: at most one shared block per thread stays alive longer (until
+/// that thread drops a body of another block, or exits).
+struct Held {
+    block: Cell<Option<NonNull<Header>>>,
+    refs: Cell<usize>,
+}
+
+impl Held {
+    /// Takes over the reference of a dropped body of block `b`.
+    #[inline]
+    fn take(&self, b: NonNull<Header>) {
+        if self.block.get() == Some(b) {
+            self.refs.set(self.refs.get() + 1);
+            return;
+        }
+        // SAFETY: the dropped body holds a reference, so `b` is alive; `shared` is
+        // written once, before the block is handed to any body.
+        if !unsafe { b.as_ref() }.shared {
+            // A solo block: no other body to batch with.
+            // SAFETY: the dropped body's reference.
+            unsafe { release(b, 1) };
+            return;
+        }
+        let old = self.block.replace(Some(b));
+        let n = self.refs.replace(1);
+        if let Some(old) = old {
+            // SAFETY: this thread holds n references to `old` (counted here).
+            unsafe { release(old, n) };
+        }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(b) = self.block.take() {
+            // SAFETY: the references counted here.
+            unsafe { release(b, self.refs.get()) };
+        }
+    }
+}
+
+thread_local! {
+    static HELD: Held = const { Held { block: Cell::new(None), refs: Cell::new(0) } };
 }
 
 #[cfg(test)]
@@ -383,6 +442,70 @@ mod tests {
             assert_eq!(b.as_slice(), &body[..]);
         }
         t.join().unwrap();
+    }
+
+    fn refs_of(b: NonNull<Header>) -> usize {
+        // SAFETY: the caller keeps a body of `b` alive.
+        unsafe { b.as_ref() }.refs.load(Ordering::Acquire)
+    }
+
+    #[test]
+    fn dropped_bodies_are_given_back_per_block_and_at_thread_exit() {
+        // Bodies of at least two shared blocks, filled on this thread.
+        let bodies: Vec<PoolRef> = (0..100)
+            .map(|i| PoolRef::copy_from(&[i as u8; 200]).unwrap())
+            .collect();
+        let first = bodies[0].block;
+        let second = bodies
+            .iter()
+            .map(|r| r.block)
+            .find(|&b| b != first)
+            .unwrap();
+        let (mut rest, others): (Vec<PoolRef>, Vec<PoolRef>) =
+            bodies.into_iter().partition(|r| r.block == first);
+        let (mut rest_second, others): (Vec<PoolRef>, Vec<PoolRef>) =
+            others.into_iter().partition(|r| r.block == second);
+        drop(others);
+        // One body of each block stays here, keeping it alive to look at.
+        let keep_first = rest.pop().unwrap();
+        let keep_second = rest_second.pop().unwrap();
+        let (before_first, before_second) = (refs_of(first), refs_of(second));
+        let (to_first, to_second) = (rest.len(), rest_second.len());
+        assert!(to_first > 10 && to_second > 10);
+        let (go, gone) = (std::sync::mpsc::channel(), std::sync::mpsc::channel());
+        let (go_tx, go_rx): (std::sync::mpsc::Sender<()>, _) = go;
+        let (gone_tx, gone_rx) = gone;
+        let t = std::thread::spawn(move || {
+            drop(rest);
+            // Held, not given back yet: the thread has not dropped another block's body.
+            gone_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            drop(rest_second);
+            gone_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+        });
+        gone_rx.recv().unwrap();
+        assert_eq!(refs_of(first), before_first, "held by the dropping thread");
+        go_tx.send(()).unwrap();
+        gone_rx.recv().unwrap();
+        assert_eq!(
+            refs_of(first),
+            before_first - to_first,
+            "given back at the next block"
+        );
+        assert_eq!(
+            refs_of(second),
+            before_second,
+            "the second block's are held now"
+        );
+        go_tx.send(()).unwrap();
+        t.join().unwrap();
+        assert_eq!(
+            refs_of(second),
+            before_second - to_second,
+            "given back at thread exit"
+        );
+        drop((keep_first, keep_second));
     }
 
     #[test]
