@@ -472,9 +472,9 @@ mod tests {
         let (before_first, before_second) = (refs_of(first), refs_of(second));
         let (to_first, to_second) = (rest.len(), rest_second.len());
         assert!(to_first > 10 && to_second > 10);
-        let (go, gone) = (std::sync::mpsc::channel(), std::sync::mpsc::channel());
-        let (go_tx, go_rx): (std::sync::mpsc::Sender<()>, _) = go;
-        let (gone_tx, gone_rx) = gone;
+        // Steps of the dropping thread, each acknowledged before the next.
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let (gone_tx, gone_rx) = std::sync::mpsc::channel::<()>();
         let t = std::thread::spawn(move || {
             drop(rest);
             // Held, not given back yet: the thread has not dropped another block's body.
