@@ -1070,13 +1070,6 @@ impl Queue {
         !self.ring.reader().available() && self.conflated().complete == 0
     }
 
-    /// `is_reader_closed` without ordering: for a hint the caller checks again under the
-    /// reader's lock (`pop_into` does).
-    #[inline]
-    pub(crate) fn is_reader_closed_relaxed(&self) -> bool {
-        self.reader_closed.load(Ordering::Relaxed)
-    }
-
     pub(crate) fn is_reader_closed(&self) -> bool {
         self.reader_closed.load(Ordering::Acquire)
     }

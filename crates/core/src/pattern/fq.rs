@@ -179,7 +179,7 @@ impl FairQueue {
         // that reader takes messages from its queue, and it is ours. A closed reader has
         // had its queue discarded.
         let known = if std::mem::take(&mut self.known_next) {
-            !p.inq.is_reader_closed_relaxed()
+            !p.inq.is_reader_closed()
         } else {
             p.inq.has_known()
         };
