@@ -44,6 +44,12 @@ fn spin_max_ns() -> u32 {
             .map_or(SPIN_MAX_NS, |us| us.saturating_mul(1000))
     })
 }
+
+/// The process may run on one CPU only (affinity mask or cgroup quota), decided once.
+fn one_cpu() -> bool {
+    static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONE.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() == 1))
+}
 /// A large body is spun for (see [`Signal::spin_while_body_arrives`]) only while, at the
 /// rate of the last spin, the rest of it would be in within this many more spins.
 const BODY_SPINS_AHEAD: usize = 64;
@@ -90,11 +96,17 @@ pub(crate) struct SpinPolicy {
     /// The peer seems to run on this thread's core: spins yield at once instead of after
     /// `YIELD_EVERY_NS` (each wait would otherwise spin that long before the peer can answer).
     yield_at_once: bool,
+    /// The process has one CPU: a wait that reads sockets itself sleeps at once (see
+    /// `budget_for`).
+    one_cpu: bool,
 }
 
 impl Default for SpinPolicy {
     fn default() -> Self {
-        SpinPolicy::with_max(spin_max_ns())
+        SpinPolicy {
+            one_cpu: one_cpu(),
+            ..SpinPolicy::with_max(spin_max_ns())
+        }
     }
 }
 
@@ -108,7 +120,44 @@ impl SpinPolicy {
             skip: 0,
             no_yield: 0,
             yield_at_once: false,
+            one_cpu: false,
         }
+    }
+
+    /// This policy as on a process with one CPU.
+    #[cfg(test)]
+    fn on_one_cpu(self) -> SpinPolicy {
+        SpinPolicy {
+            one_cpu: true,
+            ..self
+        }
+    }
+
+    /// How long the next wait should spin, in ns, if it reads tcp/ipc connections itself
+    /// (`reads_sockets`) or not: the policy's budget, but 0 for a socket-reading wait on
+    /// one CPU. There the sender cannot run while we spin; asleep in `poll`, the kernel
+    /// wakes us when its bytes are in, so each read takes what a whole slice of the sender
+    /// wrote (pinned to one CPU, REQ/REP tcp 64 B took 8.6 µs spinning and 4.7 µs asleep;
+    /// PUSH/PULL ipc 128 KiB 15K and 36K msg/s: `2026-12-07-single-cpu.md`). An inproc
+    /// wait still spins: it yields the core to the sender, which then queues many
+    /// messages for one look, where a sleep costs the sender a wake-up per few messages.
+    pub(crate) fn budget_for(&self, reads_sockets: bool) -> u32 {
+        if self.sleeps_at_once(reads_sockets) {
+            0
+        } else {
+            self.budget_ns
+        }
+    }
+
+    /// A wait that reads sockets itself (`reads_sockets`) must not spin at all: one CPU.
+    pub(crate) fn sleeps_at_once(&self, reads_sockets: bool) -> bool {
+        self.one_cpu && reads_sockets
+    }
+
+    /// Whether a wait may spin while a large body arrives (not on one CPU: the body comes
+    /// only while we do not spin).
+    pub(crate) fn spins_for_bodies(&self) -> bool {
+        !self.one_cpu
     }
 
     /// A yield during a spin took `took_ns`, and the change was (`changed`) or was not there
@@ -355,7 +404,8 @@ impl Signal {
         io: &mut dyn SelfServe,
     ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
-        let budget = policy.budget_ns();
+        let reads_sockets = !io.fds().is_empty();
+        let budget = policy.budget_for(reads_sockets);
         if (budget > 0 && self.spin_for(seen, budget, io, &mut policy))
             || self.spin_while_body_arrives(seen, deadline, io, &mut policy)
         {
@@ -374,7 +424,8 @@ impl Signal {
                 }
             }
         };
-        if result == Wait::Changed {
+        // A spin skipped for one CPU says nothing of how soon the change comes.
+        if result == Wait::Changed && !policy.sleeps_at_once(reads_sockets) {
             policy.slept(start.elapsed().as_nanos() as u64);
         }
         result
@@ -382,7 +433,7 @@ impl Signal {
 
     /// Waits as [`block`](Self::block) does, but spins up to `spin_ns` whatever the
     /// adaptive policy says (no more than `WITHIN_SPIN_MAX_NS`, and not at all with
-    /// `FERROMQ_SPIN_US=0`): for a caller that chose its wait itself and keeps its own
+    /// `FERROMQ_SPIN_US=0` or when reading sockets on one CPU): for a caller that chose its wait itself and keeps its own
     /// policy (a binding with an event loop, which sleeps there after this returns).
     /// The policy's yield rules still apply; its budget is left as it was.
     pub(crate) fn block_spinning(
@@ -393,7 +444,7 @@ impl Signal {
         io: &mut dyn SelfServe,
     ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
-        let spin_ns = if spin_max_ns() == 0 {
+        let spin_ns = if spin_max_ns() == 0 || policy.sleeps_at_once(!io.fds().is_empty()) {
             0
         } else {
             spin_ns.min(WITHIN_SPIN_MAX_NS) as u32
@@ -422,7 +473,7 @@ impl Signal {
         policy: &mut SpinPolicy,
     ) -> bool {
         let max = spin_max_ns();
-        if max == 0 {
+        if max == 0 || !policy.spins_for_bodies() {
             return false;
         }
         let mut missing = io.body_missing();
@@ -976,6 +1027,59 @@ mod tests {
             s.block_spinning(seen, None, 300_000, &mut io),
             Wait::Changed
         );
+    }
+
+    #[test]
+    fn on_one_cpu_a_wait_that_reads_sockets_sleeps_at_once() {
+        let p = SpinPolicy::with_max(SPIN_MAX_NS).on_one_cpu();
+        assert_eq!(p.budget_for(true), 0);
+        assert!(p.sleeps_at_once(true));
+        assert!(!p.spins_for_bodies());
+        // An inproc wait still spins: it yields the core to the sender.
+        assert_eq!(p.budget_for(false), SPIN_MAX_NS);
+        assert!(!p.sleeps_at_once(false));
+        // With more CPUs nothing changes.
+        let p = SpinPolicy::with_max(SPIN_MAX_NS);
+        assert_eq!(p.budget_for(true), SPIN_MAX_NS);
+        assert!(p.spins_for_bodies());
+    }
+
+    #[test]
+    fn on_one_cpu_a_socket_wait_neither_spins_nor_moves_the_policy() {
+        let s = Signal::new().unwrap();
+        *s.spin.lock().unwrap() = SpinPolicy::with_max(SPIN_MAX_NS).on_one_cpu();
+        // The waiter's "socket": an eventfd nobody writes, so only a spin would read it.
+        let quiet = Signal::new().unwrap();
+        struct Reads {
+            fds: Vec<Watched>,
+            pulls: u32,
+        }
+        impl SelfServe for Reads {
+            fn pull(&mut self) {
+                self.pulls += 1;
+            }
+            fn fds(&self) -> &[Watched] {
+                &self.fds
+            }
+        }
+        let mut io = Reads {
+            fds: vec![Watched {
+                fd: quiet.fd,
+                write: false,
+            }],
+            pulls: 0,
+        };
+        let seen = s.generation();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                s.notify();
+            });
+            assert_eq!(s.block(seen, None, &mut io), Wait::Changed);
+        });
+        assert_eq!(io.pulls, 0, "no spin, so no reads between looks");
+        // A full spin that failed would have cut the budget to 0 (backing off).
+        assert_eq!(s.spin.lock().unwrap().budget_ns(), SPIN_MAX_NS);
     }
 
     #[test]
