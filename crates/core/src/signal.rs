@@ -233,7 +233,8 @@ impl SpinPolicy {
 /// Spins up to `budget_ns` until `changed()`, calling `pull` (the waiter's own reads)
 /// between looks. True if it changed. Yields now and then if the policy permits; a yield
 /// that lasts `STARVED_YIELD_FACTOR` budgets ends the yields and is reported to the policy,
-/// and every yield's length tells the policy whether the peer shares this core.
+/// and every yield's length tells the policy whether the peer shares this core. On one
+/// CPU it yields at every look instead.
 pub(crate) fn spin_until(
     budget_ns: u32,
     policy: &mut SpinPolicy,
@@ -241,6 +242,22 @@ pub(crate) fn spin_until(
     changed: impl Fn() -> bool,
 ) -> bool {
     let start = Instant::now();
+    if policy.one_cpu {
+        // The peer runs only while we do not: give it the core at every look (pinned to
+        // one CPU, REQ/REP inproc 64 B 2.36 -> 2.02 µs, PUSH/PULL inproc 64 B +10-40 %).
+        // A yield that lasts a slice does not end the yields here: spinning instead
+        // could never see the change.
+        loop {
+            pull();
+            if changed() {
+                return true;
+            }
+            if start.elapsed().as_nanos() as u64 >= budget_ns as u64 {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+    }
     let mut may_yield = policy.take_yield_permit();
     let mut next_yield = policy.first_yield_ns();
     loop {
@@ -1080,6 +1097,30 @@ mod tests {
         assert_eq!(io.pulls, 0, "no spin, so no reads between looks");
         // A full spin that failed would have cut the budget to 0 (backing off).
         assert_eq!(s.spin.lock().unwrap().budget_ns(), SPIN_MAX_NS);
+    }
+
+    #[test]
+    fn on_one_cpu_a_spin_yields_at_every_look() {
+        use std::cell::Cell;
+        // Counts looks (`changed`) and pulls over a spin whose change never comes.
+        let count = |mut policy: SpinPolicy| {
+            let (looks, pulls) = (Cell::new(0u64), Cell::new(0u64));
+            let got = spin_until(
+                200_000,
+                &mut policy,
+                || pulls.set(pulls.get() + 1),
+                || {
+                    looks.set(looks.get() + 1);
+                    false
+                },
+            );
+            assert!(!got);
+            (looks.get(), pulls.get())
+        };
+        let (looks, pulls) = count(SpinPolicy::with_max(SPIN_MAX_NS).on_one_cpu());
+        assert_eq!(looks, pulls, "one look per pull, a yield between");
+        let (looks, pulls) = count(SpinPolicy::with_max(SPIN_MAX_NS));
+        assert!(looks >= 32 * pulls, "{looks} looks, {pulls} pulls");
     }
 
     #[test]
