@@ -4,8 +4,9 @@
  * message carries its send time; the PULL thread, which only receives,
  * records now - then.  Not a cell of the suite; used for
  * docs/results/2026-11-27-patient-watch.md (a thread that only receives
- * watches an empty queue with looks ~0.6 us apart).  Prints mean, p50 and p99
- * in microseconds.
+ * watches an empty queue with looks ~0.6 us apart).  Prints mean, p50, p99,
+ * p99.9 and max in microseconds, and how many messages came over 1 ms late (a
+ * stall of the host shows as a run of those: every message sent during it waits).
  *
  *   gcc -O2 -o stream_lat stream_lat.c -lzmq -lpthread
  *   LD_LIBRARY_PATH=dir-with-libzmq.so.5 ./stream_lat GAP_US COUNT
@@ -86,8 +87,14 @@ int main(int argc, char **argv)
     for (long i = 0; i < count; i++)
         sum += lat[i];
     qsort(lat, count, sizeof *lat, cmp);
-    printf("gap %.1f us: mean %.3f us, p50 %.3f us, p99 %.3f us\n", gap_ns / 1000.0,
-           sum / count / 1000.0, lat[count / 2] / 1000.0, lat[count * 99 / 100] / 1000.0);
+    long over_1ms = 0;
+    for (long i = 0; i < count; i++)
+        over_1ms += lat[i] > 1000000;
+    printf("gap %.1f us: mean %.3f us, p50 %.3f us, p99 %.3f us, p99.9 %.1f us, max %.1f us, "
+           "over 1 ms %ld\n",
+           gap_ns / 1000.0, sum / count / 1000.0, lat[count / 2] / 1000.0,
+           lat[count * 99 / 100] / 1000.0, lat[count * 999 / 1000] / 1000.0,
+           lat[count - 1] / 1000.0, over_1ms);
     zmq_close(pull);
     zmq_ctx_term(ctx);
     free(lat);
