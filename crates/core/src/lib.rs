@@ -40,6 +40,8 @@ mod zap;
 pub use ctx::{opt as ctx_opt, Context};
 pub use error::{Error, Result};
 pub use ferromq_zmtp::SocketType;
+#[doc(hidden)]
+pub use io::yields_for_room;
 pub use monitor::event;
 pub use msg::{Metadata, Msg, INLINE_CAP};
 pub use options::OptionValue;

@@ -46,7 +46,7 @@ fn spin_max_ns() -> u32 {
 }
 
 /// The process may run on one CPU only (affinity mask or cgroup quota), decided once.
-fn one_cpu() -> bool {
+pub(crate) fn one_cpu() -> bool {
     static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ONE.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() == 1))
 }

@@ -122,6 +122,29 @@ pub(crate) fn note_receive() {
     }
 }
 
+/// Times a sending thread gave its CPU away for room (see `yield_for_room`; for tests).
+static YIELDS_FOR_ROOM: AtomicU64 = AtomicU64::new(0);
+
+/// How many times sending threads gave their CPU away because a connection had no room
+/// for a large message (only on one CPU; for tests).
+pub fn yields_for_room() -> u64 {
+    YIELDS_FOR_ROOM.load(Ordering::Relaxed)
+}
+
+/// A large message found the kernel without room for all of it. On one CPU the thread
+/// that would make room (the reader, in this process or another) runs only when this one
+/// stops: give it the CPU now, rather than after queueing a whole scheduler slice more.
+/// Queueing on meanwhile filled the peer's window (zero-window episodes and tail loss
+/// probes over tcp; pinned to one CPU, PUSH/PULL tcp 64 KiB 24.1K msg/s, with the yield
+/// 33.7K, libzmq 34.9K: `docs/results/2026-12-07-single-cpu.md`). With more CPUs the
+/// reader runs meanwhile; nothing to do.
+fn yield_for_room() {
+    if crate::signal::one_cpu() {
+        YIELDS_FOR_ROOM.fetch_add(1, Ordering::Relaxed);
+        std::thread::yield_now();
+    }
+}
+
 /// Writes what a connection's streaming write held back, from this thread if the
 /// connection is free, else by the I/O thread.
 #[cold]
@@ -301,6 +324,7 @@ impl ConnHandle {
         }
         if !done {
             self.schedule();
+            yield_for_room();
         }
     }
 
@@ -342,6 +366,7 @@ impl ConnHandle {
     pub(crate) fn write_along(&self) {
         if self.try_flush(false) == Some(false) {
             self.schedule();
+            yield_for_room();
         }
     }
 

@@ -12,6 +12,7 @@ mod tail_hold;
 mod thread_setup;
 mod writeq;
 
+pub use assist::yields_for_room;
 pub(crate) use assist::{note_receive, note_wait, ConnHandle, Served};
 pub(crate) use reactor::ReactorShared;
 pub(crate) use thread_setup::IoThreadOptions;

@@ -1,0 +1,65 @@
+//! A process limited to one CPU: a thread sending large messages that finds the kernel
+//! without room gives its CPU to the reader instead of queueing on (`io::assist`,
+//! `yield_for_room`). Alone in its own test binary: the library asks once per process
+//! how many CPUs it may use, and this binary pins itself to one before anything asks.
+
+mod common;
+
+use common::*;
+use ferromq::options::id as opt;
+use ferromq::{Context, SocketType};
+
+const SIZE: usize = 256 * 1024;
+/// 64 MiB in all: more than the tcp buffers of both ends hold, so the sender must meet a
+/// full socket while the reader, on the same CPU, is not running.
+const COUNT: usize = 256;
+
+/// Pins the calling thread (and so every thread it starts) to the first CPU it may use.
+fn pin_to_one_cpu() {
+    // SAFETY: `set` is a plain bit mask owned here; both calls get its exact size and act
+    // on the calling thread (pid 0).
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+        let first = (0..libc::CPU_SETSIZE as usize)
+            .find(|&c| libc::CPU_ISSET(c, &set))
+            .expect("no CPU in the affinity mask");
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(first, &mut one);
+        assert_eq!(libc::sched_setaffinity(0, size, &one), 0);
+    }
+}
+
+#[test]
+fn a_sender_on_one_cpu_gives_way_when_the_socket_is_full() {
+    pin_to_one_cpu();
+    assert_eq!(std::thread::available_parallelism().unwrap().get(), 1);
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.set_int(opt::RCVHWM, 0).unwrap();
+    pull.set_int(opt::RCVTIMEO, 10_000).unwrap();
+    let ep = bind_tcp(&pull);
+    let push = sock(&ctx, SocketType::Push);
+    push.set_int(opt::SNDHWM, 0).unwrap();
+    push.connect(&ep).unwrap();
+    push.send(b"hello", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"hello");
+
+    let reader = std::thread::spawn(move || {
+        for i in 0..COUNT {
+            let m = pull.recv(0).unwrap();
+            assert_eq!(m.data().len(), SIZE);
+            assert!(m.data().iter().all(|&b| b == i as u8), "message {i}");
+        }
+    });
+    let before = ferromq::yields_for_room();
+    for i in 0..COUNT {
+        push.send(&vec![i as u8; SIZE], 0).unwrap();
+    }
+    reader.join().unwrap();
+    assert!(
+        ferromq::yields_for_room() > before,
+        "the sender never gave way to the reader"
+    );
+}
