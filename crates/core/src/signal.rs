@@ -50,6 +50,7 @@ pub(crate) fn one_cpu() -> bool {
     static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ONE.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() == 1))
 }
+
 /// A large body is spun for (see [`Signal::spin_while_body_arrives`]) only while, at the
 /// rate of the last spin, the rest of it would be in within this many more spins.
 const BODY_SPINS_AHEAD: usize = 64;
@@ -450,8 +451,9 @@ impl Signal {
 
     /// Waits as [`block`](Self::block) does, but spins up to `spin_ns` whatever the
     /// adaptive policy says (no more than `WITHIN_SPIN_MAX_NS`, and not at all with
-    /// `FERROMQ_SPIN_US=0` or when reading sockets on one CPU): for a caller that chose its wait itself and keeps its own
-    /// policy (a binding with an event loop, which sleeps there after this returns).
+    /// `FERROMQ_SPIN_US=0` or when reading sockets on one CPU): for a caller that chose its
+    /// wait itself and keeps its own policy (a binding with an event loop, which sleeps
+    /// there after this returns).
     /// The policy's yield rules still apply; its budget is left as it was.
     pub(crate) fn block_spinning(
         &self,

@@ -131,13 +131,13 @@ pub fn yields_for_room() -> u64 {
     YIELDS_FOR_ROOM.load(Ordering::Relaxed)
 }
 
-/// A large message found the kernel without room for all of it. On one CPU the thread
-/// that would make room (the reader, in this process or another) runs only when this one
-/// stops: give it the CPU now, rather than after queueing a whole scheduler slice more.
-/// Queueing on meanwhile filled the peer's window (zero-window episodes and tail loss
-/// probes over tcp; pinned to one CPU, PUSH/PULL tcp 64 KiB 24.1K msg/s, with the yield
-/// 33.7K, libzmq 34.9K: `docs/results/2026-12-07-single-cpu.md`). With more CPUs the
-/// reader runs meanwhile; nothing to do.
+/// A large message (or a long run of small ones, see `write_along`) found the kernel
+/// without room for all of it. On one CPU the thread that would make room (the reader,
+/// in this process or another) runs only when this one stops: give it the CPU now,
+/// rather than after queueing a whole scheduler slice more. Queueing on filled the
+/// peer's window (zero-window episodes and tail loss probes over tcp; pinned to one CPU,
+/// PUSH/PULL tcp 128 KiB 13.7K msg/s, with the yield 20.2K, libzmq 20.7K:
+/// `docs/results/2026-12-07-single-cpu.md`). With more CPUs the reader runs meanwhile.
 fn yield_for_room() {
     if crate::signal::one_cpu() {
         YIELDS_FOR_ROOM.fetch_add(1, Ordering::Relaxed);
