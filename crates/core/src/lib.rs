@@ -45,6 +45,8 @@ pub use io::yields_for_room;
 pub use monitor::event;
 pub use msg::{Metadata, Msg, INLINE_CAP};
 pub use options::OptionValue;
+#[doc(hidden)]
+pub use pipe::yields_to_reader;
 pub use poll_serve::PollServe;
 pub use socket::{Socket, DONTWAIT, POLLIN, POLLOUT, SNDMORE};
 #[doc(hidden)]

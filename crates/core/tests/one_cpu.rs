@@ -1,7 +1,9 @@
-//! A process limited to one CPU: a thread sending large messages that finds the kernel
-//! without room gives its CPU to the reader instead of queueing on (`io::assist`,
-//! `yield_for_room`). Alone in its own test binary: the library asks once per process
-//! how many CPUs it may use, and this binary pins itself to one before anything asks.
+//! A process limited to one CPU: a thread sending large messages gives its CPU to the
+//! reader when the kernel has no room for them (`io::assist`, `yield_for_room`) and when
+//! it wakes an inproc reader waiting for one (`pipe`, `yield_to_reader`). Alone in its own
+//! test binary: the library asks once per process how many CPUs it may use, and this
+//! binary pins itself to one before anything asks (each test pins itself too: the test
+//! harness runs them on threads of its own).
 
 mod common;
 
@@ -31,6 +33,42 @@ fn pin_to_one_cpu() {
     }
 }
 
+/// Streams `COUNT` messages of `SIZE` bytes from `push` to `pull` on another thread, each
+/// filled with its index, and checks every one.
+fn stream(push: ferromq::Socket, pull: ferromq::Socket) {
+    let reader = std::thread::spawn(move || {
+        for i in 0..COUNT {
+            let m = pull.recv(0).unwrap();
+            assert_eq!(m.data().len(), SIZE);
+            assert!(m.data().iter().all(|&b| b == i as u8), "message {i}");
+        }
+    });
+    for i in 0..COUNT {
+        push.send(&vec![i as u8; SIZE], 0).unwrap();
+    }
+    reader.join().unwrap();
+}
+
+#[test]
+fn a_sender_on_one_cpu_gives_way_to_a_waiting_inproc_reader() {
+    pin_to_one_cpu();
+    assert_eq!(std::thread::available_parallelism().unwrap().get(), 1);
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.set_int(opt::RCVHWM, 0).unwrap();
+    pull.set_int(opt::RCVTIMEO, 10_000).unwrap();
+    pull.bind("inproc://one-cpu").unwrap();
+    let push = sock(&ctx, SocketType::Push);
+    push.set_int(opt::SNDHWM, 0).unwrap();
+    push.connect("inproc://one-cpu").unwrap();
+    let before = ferromq::yields_to_reader();
+    stream(push, pull);
+    assert!(
+        ferromq::yields_to_reader() > before,
+        "the sender never gave way to the reader"
+    );
+}
+
 #[test]
 fn a_sender_on_one_cpu_gives_way_when_the_socket_is_full() {
     pin_to_one_cpu();
@@ -46,18 +84,8 @@ fn a_sender_on_one_cpu_gives_way_when_the_socket_is_full() {
     push.send(b"hello", 0).unwrap();
     assert_eq!(pull.recv(0).unwrap().data(), b"hello");
 
-    let reader = std::thread::spawn(move || {
-        for i in 0..COUNT {
-            let m = pull.recv(0).unwrap();
-            assert_eq!(m.data().len(), SIZE);
-            assert!(m.data().iter().all(|&b| b == i as u8), "message {i}");
-        }
-    });
     let before = ferromq::yields_for_room();
-    for i in 0..COUNT {
-        push.send(&vec![i as u8; SIZE], 0).unwrap();
-    }
-    reader.join().unwrap();
+    stream(push, pull);
     assert!(
         ferromq::yields_for_room() > before,
         "the sender never gave way to the reader"
