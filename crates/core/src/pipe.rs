@@ -133,7 +133,7 @@ fn owe_once(owed: &mut Vec<Waker>, w: Waker) {
 /// Runs `f` (a pattern's receive) letting the first empty queue it pops spin briefly
 /// before it arms: for a thread that would block next if nothing came. The spin is eager
 /// if the thread sent something since its last such receive, patient otherwise (see
-/// `watch_before_arm` for one CPU).
+/// `watch_on` for one CPU).
 pub(crate) fn spin_before_arm<R>(f: impl FnOnce() -> R) -> R {
     struct Reset;
     impl Drop for Reset {
@@ -145,28 +145,31 @@ pub(crate) fn spin_before_arm<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     with_hints(|h| {
-        let sent = std::mem::replace(&mut h.sent, false);
-        h.spin = watch_before_arm(sent, crate::signal::one_cpu());
-        h.pause = h.spin == Some(Watch::Patient);
+        let watch = if std::mem::replace(&mut h.sent, false) {
+            Watch::Eager
+        } else {
+            Watch::Patient
+        };
+        h.spin = Some(watch);
+        h.pause = watch == Watch::Patient;
     });
     let _reset = Reset;
     f()
 }
 
-/// How a blocking receive watches the first empty inproc queue before it arms, given
-/// whether its thread `sent` since its last one and whether the process has `one_cpu`:
-/// eagerly after a send, patiently otherwise. On one CPU a thread waiting for an answer
-/// does not watch: the peer cannot answer while we do (the wait that follows yields the
-/// CPU to it at once; pinned to one CPU, REQ/REP inproc 64 B 1.99 -> 0.86 µs, libzmq
-/// 1.73, `2026-12-07-single-cpu.md`). A stream's consumer, which does not send, watches
-/// patiently as before (not watching there either measured within the noise).
-fn watch_before_arm(sent: bool, one_cpu: bool) -> Option<Watch> {
-    if sent && one_cpu {
+/// The watch an empty inproc queue gets before a blocking receive arms it, given the one
+/// `spin_before_arm` chose and whether the process has `one_cpu`. On one CPU a thread
+/// waiting for an answer (an eager watch: it sent since its last receive) does not
+/// watch: the peer cannot answer while we do (the wait that follows yields the CPU to it
+/// at once; pinned to one CPU, REQ/REP inproc 64 B 1.99 -> 0.86 µs, libzmq 1.73,
+/// `2026-12-07-single-cpu.md`). A stream's consumer, which does not send, watches
+/// patiently as before (not watching there either measured within the noise). Decided
+/// here, where the queue was found empty, to keep the look off the receive path.
+fn watch_on(watch: Watch, one_cpu: bool) -> Option<Watch> {
+    if watch == Watch::Eager && one_cpu {
         None
-    } else if sent {
-        Some(Watch::Eager)
     } else {
-        Some(Watch::Patient)
+        Some(watch)
     }
 }
 
@@ -904,6 +907,7 @@ impl Queue {
                     None
                 } else {
                     with_hints(|h| h.spin.take())
+                        .and_then(|w| watch_on(w, crate::signal::one_cpu()))
                 };
                 let published = match watch {
                     Some(w) => r.arm_after_spin(w),
@@ -1374,10 +1378,10 @@ mod tests {
 
     #[test]
     fn a_receive_waiting_for_an_answer_on_one_cpu_does_not_watch() {
-        assert_eq!(watch_before_arm(true, true), None);
-        assert_eq!(watch_before_arm(false, true), Some(Watch::Patient));
-        assert_eq!(watch_before_arm(true, false), Some(Watch::Eager));
-        assert_eq!(watch_before_arm(false, false), Some(Watch::Patient));
+        assert_eq!(watch_on(Watch::Eager, true), None);
+        assert_eq!(watch_on(Watch::Patient, true), Some(Watch::Patient));
+        assert_eq!(watch_on(Watch::Eager, false), Some(Watch::Eager));
+        assert_eq!(watch_on(Watch::Patient, false), Some(Watch::Patient));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! last read). The fd is written only when somebody is waiting on it.
 
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -45,10 +45,26 @@ fn spin_max_ns() -> u32 {
     })
 }
 
-/// The process may run on one CPU only (affinity mask or cgroup quota), decided once.
+/// `one_cpu`'s answer: 0 not asked yet, 1 more CPUs, 2 one CPU.
+static ONE_CPU: AtomicU8 = AtomicU8::new(0);
+
+/// The process may run on one CPU only (affinity mask or cgroup quota), decided once. A
+/// plain load on the hot paths that ask (every blocking receive of a thread that sent).
+#[inline]
 pub(crate) fn one_cpu() -> bool {
-    static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ONE.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() == 1))
+    match ONE_CPU.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => ask_one_cpu(),
+    }
+}
+
+/// Asks the system (threads racing here get the same answer).
+#[cold]
+fn ask_one_cpu() -> bool {
+    let one = std::thread::available_parallelism().is_ok_and(|n| n.get() == 1);
+    ONE_CPU.store(if one { 2 } else { 1 }, Ordering::Relaxed);
+    one
 }
 
 /// A large body is spun for (see [`Signal::spin_while_body_arrives`]) only while, at the
@@ -422,7 +438,8 @@ impl Signal {
         io: &mut dyn SelfServe,
     ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
-        let reads_sockets = !io.fds().is_empty();
+        // Only asked on one CPU, the only place it matters (a virtual call).
+        let reads_sockets = policy.one_cpu && !io.fds().is_empty();
         let budget = policy.budget_for(reads_sockets);
         if (budget > 0 && self.spin_for(seen, budget, io, &mut policy))
             || self.spin_while_body_arrives(seen, deadline, io, &mut policy)
@@ -463,7 +480,7 @@ impl Signal {
         io: &mut dyn SelfServe,
     ) -> Wait {
         let mut policy = self.spin.lock().unwrap_or_else(|e| e.into_inner());
-        let spin_ns = if spin_max_ns() == 0 || policy.sleeps_at_once(!io.fds().is_empty()) {
+        let spin_ns = if spin_max_ns() == 0 || (policy.one_cpu && !io.fds().is_empty()) {
             0
         } else {
             spin_ns.min(WITHIN_SPIN_MAX_NS) as u32
