@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use ferromq::options::id as opt;
-use ferromq::{Context, SocketType};
+use ferromq::{Context, Socket, SocketType};
 
 const SIZE: usize = 256 * 1024;
 /// 64 MiB in all: more than the tcp buffers of both ends hold, so the sender must meet a
@@ -35,7 +35,7 @@ fn pin_to_one_cpu() {
 
 /// Streams `COUNT` messages of `SIZE` bytes from `push` to `pull` on another thread, each
 /// filled with its index, and checks every one.
-fn stream(push: ferromq::Socket, pull: ferromq::Socket) {
+fn stream(push: Socket, pull: Socket) {
     let reader = std::thread::spawn(move || {
         for i in 0..COUNT {
             let m = pull.recv(0).unwrap();
@@ -49,18 +49,36 @@ fn stream(push: ferromq::Socket, pull: ferromq::Socket) {
     reader.join().unwrap();
 }
 
-#[test]
-fn a_sender_on_one_cpu_gives_way_to_a_waiting_inproc_reader() {
+/// Pins this test's thread to one CPU and then makes a context: its threads, and the
+/// library's one look at how many CPUs it has, come after.
+fn pinned_context() -> Context {
     pin_to_one_cpu();
     assert_eq!(std::thread::available_parallelism().unwrap().get(), 1);
-    let ctx = Context::new();
-    let pull = sock(&ctx, SocketType::Pull);
+    Context::new()
+}
+
+/// A PULL without a receive HWM.
+fn pull_without_hwm(ctx: &Context) -> Socket {
+    let pull = sock(ctx, SocketType::Pull);
     pull.set_int(opt::RCVHWM, 0).unwrap();
     pull.set_int(opt::RCVTIMEO, 10_000).unwrap();
-    pull.bind("inproc://one-cpu").unwrap();
-    let push = sock(&ctx, SocketType::Push);
+    pull
+}
+
+/// A PUSH without a send HWM, connected to `ep`.
+fn push_to(ctx: &Context, ep: &str) -> Socket {
+    let push = sock(ctx, SocketType::Push);
     push.set_int(opt::SNDHWM, 0).unwrap();
-    push.connect("inproc://one-cpu").unwrap();
+    push.connect(ep).unwrap();
+    push
+}
+
+#[test]
+fn a_sender_on_one_cpu_gives_way_to_a_waiting_inproc_reader() {
+    let ctx = pinned_context();
+    let pull = pull_without_hwm(&ctx);
+    pull.bind("inproc://one-cpu").unwrap();
+    let push = push_to(&ctx, "inproc://one-cpu");
     let before = ferromq::yields_to_reader();
     stream(push, pull);
     assert!(
@@ -71,19 +89,11 @@ fn a_sender_on_one_cpu_gives_way_to_a_waiting_inproc_reader() {
 
 #[test]
 fn a_sender_on_one_cpu_gives_way_when_the_socket_is_full() {
-    pin_to_one_cpu();
-    assert_eq!(std::thread::available_parallelism().unwrap().get(), 1);
-    let ctx = Context::new();
-    let pull = sock(&ctx, SocketType::Pull);
-    pull.set_int(opt::RCVHWM, 0).unwrap();
-    pull.set_int(opt::RCVTIMEO, 10_000).unwrap();
-    let ep = bind_tcp(&pull);
-    let push = sock(&ctx, SocketType::Push);
-    push.set_int(opt::SNDHWM, 0).unwrap();
-    push.connect(&ep).unwrap();
+    let ctx = pinned_context();
+    let pull = pull_without_hwm(&ctx);
+    let push = push_to(&ctx, &bind_tcp(&pull));
     push.send(b"hello", 0).unwrap();
     assert_eq!(pull.recv(0).unwrap().data(), b"hello");
-
     let before = ferromq::yields_for_room();
     stream(push, pull);
     assert!(
