@@ -103,24 +103,19 @@ pub(crate) fn defer_reader_wakes<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Times a sending thread gave its CPU to the reader it woke (see `yield_to_reader`).
+/// Times a sending thread gave its CPU to an inproc reader it woke (for tests). On one CPU
+/// a large message published to a reader waiting for it yields to that reader
+/// (`signal::yield_on_one_cpu`), which takes it while its body is in cache. The waiting
+/// reader yields at every look (see `signal::spin_until`), so without this the sender kept
+/// the CPU for a whole slice and queued hundreds of fresh bodies first (pinned to one CPU,
+/// PUSH/PULL inproc 64 KiB, 1,000 messages: 82K msg/s, with the yield 210K, libzmq 131K;
+/// `2026-12-07-single-cpu.md`). Small messages are left to batch.
 static YIELDS_TO_READER: AtomicU64 = AtomicU64::new(0);
 
 /// How many times sending threads gave their CPU to an inproc reader they woke for a large
 /// message (only on one CPU; for tests).
 pub fn yields_to_reader() -> u64 {
     YIELDS_TO_READER.load(Ordering::Relaxed)
-}
-
-/// A large message was published to an inproc reader waiting for it, on one CPU: let the
-/// reader take it now, while its body is in cache. The waiting reader yields at every
-/// look (see `signal::spin_until`), so without this the sender kept the CPU for a whole
-/// slice and queued hundreds of fresh bodies first (pinned to one CPU, PUSH/PULL inproc
-/// 64 KiB, 1,000 messages: 82K msg/s, with the yield 210K, libzmq 131K;
-/// `2026-12-07-single-cpu.md`). Small messages are left to batch.
-fn yield_to_reader() {
-    YIELDS_TO_READER.fetch_add(1, Ordering::Relaxed);
-    std::thread::yield_now();
 }
 
 /// Adds `w` to the wakes `owed`, unless the same reader is owed one already.
@@ -420,8 +415,8 @@ impl Queue {
             }
             Some(w) => {
                 w.data_ready();
-                if large && crate::signal::one_cpu() {
-                    yield_to_reader();
+                if large {
+                    crate::signal::yield_on_one_cpu(&YIELDS_TO_READER);
                 }
             }
             None => {}

@@ -59,6 +59,15 @@ pub(crate) fn one_cpu() -> bool {
     }
 }
 
+/// On one CPU, gives the CPU away (to the thread this one waits on or feeds, which runs only
+/// when this one stops) and counts it in `count` (for tests); nothing with more CPUs.
+pub(crate) fn yield_on_one_cpu(count: &AtomicU64) {
+    if one_cpu() {
+        count.fetch_add(1, Ordering::Relaxed);
+        std::thread::yield_now();
+    }
+}
+
 /// Asks the system (threads racing here get the same answer).
 #[cold]
 fn ask_one_cpu() -> bool {

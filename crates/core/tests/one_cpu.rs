@@ -1,6 +1,6 @@
 //! A process limited to one CPU: a thread sending large messages gives its CPU to the
-//! reader when the kernel has no room for them (`io::assist`, `yield_for_room`) and when
-//! it wakes an inproc reader waiting for one (`pipe`, `yield_to_reader`). Alone in its own
+//! reader when the kernel has no room for them (`io::assist`, `YIELDS_FOR_ROOM`) and when
+//! it wakes an inproc reader waiting for one (`pipe`, `YIELDS_TO_READER`). Alone in its own
 //! test binary: the library asks once per process how many CPUs it may use, and this
 //! binary pins itself to one before anything asks (each test pins itself too: the test
 //! harness runs them on threads of its own).

@@ -122,27 +122,20 @@ pub(crate) fn note_receive() {
     }
 }
 
-/// Times a sending thread gave its CPU away for room (see `yield_for_room`; for tests).
+/// Times a sending thread gave its CPU away for room (for tests). On one CPU a large
+/// message (or a long run of small ones, see `write_along`) that found the kernel without
+/// room for all of it yields (`signal::yield_on_one_cpu`): the thread that would make room
+/// (the reader, in this process or another) runs only when this one stops, so give it the
+/// CPU now rather than after queueing a whole scheduler slice more. Queueing on filled the
+/// peer's window (zero-window episodes and tail loss probes over tcp; pinned to one CPU,
+/// PUSH/PULL tcp 128 KiB 13.7K msg/s, with the yield 20.2K, libzmq 20.7K:
+/// `docs/results/2026-12-07-single-cpu.md`). With more CPUs the reader runs meanwhile.
 static YIELDS_FOR_ROOM: AtomicU64 = AtomicU64::new(0);
 
 /// How many times sending threads gave their CPU away because a connection had no room
 /// for a large message (only on one CPU; for tests).
 pub fn yields_for_room() -> u64 {
     YIELDS_FOR_ROOM.load(Ordering::Relaxed)
-}
-
-/// A large message (or a long run of small ones, see `write_along`) found the kernel
-/// without room for all of it. On one CPU the thread that would make room (the reader,
-/// in this process or another) runs only when this one stops: give it the CPU now,
-/// rather than after queueing a whole scheduler slice more. Queueing on filled the
-/// peer's window (zero-window episodes and tail loss probes over tcp; pinned to one CPU,
-/// PUSH/PULL tcp 128 KiB 13.7K msg/s, with the yield 20.2K, libzmq 20.7K:
-/// `docs/results/2026-12-07-single-cpu.md`). With more CPUs the reader runs meanwhile.
-fn yield_for_room() {
-    if crate::signal::one_cpu() {
-        YIELDS_FOR_ROOM.fetch_add(1, Ordering::Relaxed);
-        std::thread::yield_now();
-    }
 }
 
 /// Writes what a connection's streaming write held back, from this thread if the
@@ -324,7 +317,7 @@ impl ConnHandle {
         }
         if !done {
             self.schedule();
-            yield_for_room();
+            crate::signal::yield_on_one_cpu(&YIELDS_FOR_ROOM);
         }
     }
 
@@ -366,7 +359,7 @@ impl ConnHandle {
     pub(crate) fn write_along(&self) {
         if self.try_flush(false) == Some(false) {
             self.schedule();
-            yield_for_room();
+            crate::signal::yield_on_one_cpu(&YIELDS_FOR_ROOM);
         }
     }
 
