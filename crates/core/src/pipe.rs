@@ -710,20 +710,20 @@ impl Queue {
         if wake {
             self.wake_reader_for(large);
         } else if write_along {
-            self.write_along();
+            self.write_along(large);
         }
     }
 
     /// A large message was queued behind others, or many small ones are, so its connection
     /// is streaming: the queueing thread writes too when the connection is free (see
     /// `ConnHandle::write_along`).
-    fn write_along(&self) {
+    fn write_along(&self, large: bool) {
         let reader = match &self.wakers().reader {
             Waker::Conn(c) => c.clone(),
             _ => return,
         };
         if let Some(c) = reader.upgrade() {
-            c.write_along();
+            c.write_along(large);
         }
     }
 

@@ -11,6 +11,9 @@ use common::*;
 use ferromq::options::id as opt;
 use ferromq::{Context, Socket, SocketType};
 
+/// The tests count process-wide yields: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const SIZE: usize = 256 * 1024;
 /// 64 MiB in all: more than the tcp buffers of both ends hold, so the sender must meet a
 /// full socket while the reader, on the same CPU, is not running.
@@ -75,6 +78,7 @@ fn push_to(ctx: &Context, ep: &str) -> Socket {
 
 #[test]
 fn a_sender_on_one_cpu_gives_way_to_a_waiting_inproc_reader() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let ctx = pinned_context();
     let pull = pull_without_hwm(&ctx);
     pull.bind("inproc://one-cpu").unwrap();
@@ -89,6 +93,7 @@ fn a_sender_on_one_cpu_gives_way_to_a_waiting_inproc_reader() {
 
 #[test]
 fn a_sender_on_one_cpu_gives_way_when_the_socket_is_full() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let ctx = pinned_context();
     let pull = pull_without_hwm(&ctx);
     let push = push_to(&ctx, &bind_tcp(&pull));
@@ -100,4 +105,32 @@ fn a_sender_on_one_cpu_gives_way_when_the_socket_is_full() {
         ferromq::yields_for_room() > before,
         "the sender never gave way to the reader"
     );
+}
+
+#[test]
+fn a_sender_on_one_cpu_gives_way_at_every_message_the_full_socket_refuses() {
+    // The reader takes one message and then nothing: once the tcp buffers are full,
+    // every message after finds the last one's rest still queued, and no room.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let ctx = pinned_context();
+    let pull = sock(&ctx, SocketType::Pull);
+    pull.set_int(opt::RCVHWM, 1).unwrap();
+    pull.set_int(opt::RCVTIMEO, 10_000).unwrap();
+    let push = push_to(&ctx, &bind_tcp(&pull));
+    push.send(b"hello", 0).unwrap();
+    assert_eq!(pull.recv(0).unwrap().data(), b"hello");
+    let before = ferromq::yields_for_room();
+    for i in 0..COUNT {
+        push.send(&vec![i as u8; SIZE], 0).unwrap();
+    }
+    // 64 MiB against a few MiB of kernel buffers: most messages met a full socket.
+    let yields = ferromq::yields_for_room() - before;
+    assert!(
+        yields >= COUNT as u64 / 2,
+        "{yields} yields for {COUNT} messages, most of which found no room"
+    );
+    for i in 0..COUNT {
+        let m = pull.recv(0).unwrap();
+        assert!(m.data().iter().all(|&b| b == i as u8), "message {i}");
+    }
 }

@@ -283,6 +283,7 @@ impl ConnHandle {
         };
         let writes = conn.writes();
         let done = conn.flush_inline(hold);
+        let full = conn.waits_for_room();
         // Only a write makes the next message part of a stream (it skips the look for a
         // closed peer): a flush that found the peer gone wrote nothing.
         let wrote = conn.writes() != writes;
@@ -315,8 +316,23 @@ impl ConnHandle {
                 write_held(other_held);
             }
         }
+        self.after_streaming_write(done, full);
+    }
+
+    /// After this thread's write of a large message (or of a long run of small ones):
+    /// the I/O thread gets what is left for it (`done` false), and on one CPU a write
+    /// that left output waiting for room (`full`, or not `done`) yields. A flush that
+    /// finds the kernel full counts as done (the poller waits for room), so `done` alone
+    /// missed the common case: a stream's next message, queued behind the last one's
+    /// rest, went through `write_along`, found no room and returned without yielding; the
+    /// sender then copied every body it lent into its queue for a whole scheduler slice
+    /// (pinned, PUB/SUB tcp 64 KiB: 20-44K msg/s by run, ~3,900 bodies copied whole in the
+    /// slow runs; `docs/results/2026-12-07-one-cpu-full-socket.md`).
+    fn after_streaming_write(&self, done: bool, full: bool) {
         if !done {
             self.schedule();
+        }
+        if !done || full {
             crate::signal::yield_on_one_cpu(&YIELDS_FOR_ROOM);
         }
     }
@@ -356,11 +372,17 @@ impl ConnHandle {
     /// A large message, or a long run of small ones, was queued while the connection was
     /// already writing: write from this thread as well if the connection is free right now
     /// (the I/O thread is busy elsewhere, e.g. reading); otherwise it is the I/O thread's.
-    pub(crate) fn write_along(&self) {
-        if self.try_flush(false) == Some(false) {
-            self.schedule();
-            crate::signal::yield_on_one_cpu(&YIELDS_FOR_ROOM);
-        }
+    /// `large`: the message just queued is large (see `after_streaming_write`).
+    pub(crate) fn write_along(&self, large: bool) {
+        let Ok(mut conn) = self.conn.try_lock() else {
+            return;
+        };
+        let done = conn.flush_inline(false);
+        // A run of small messages yields only when left to the I/O thread, as before:
+        // yielding whenever the kernel was full cost 64 B ipc streams on one CPU 5-20 %.
+        let full = large && conn.waits_for_room();
+        drop(conn);
+        self.after_streaming_write(done, full);
     }
 
     /// The socket found nothing to receive: read the connection from this thread (and

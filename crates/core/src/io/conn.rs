@@ -1160,6 +1160,11 @@ impl Conn {
         self.tail.holding() && self.wants_write()
     }
 
+    /// Output waits for room in the kernel, not only bytes held back on purpose.
+    pub(super) fn waits_for_room(&self) -> bool {
+        self.wants_write() && !self.tail.holding()
+    }
+
     /// Encoded output waits for room in the kernel.
     pub(super) fn wants_write(&self) -> bool {
         !self.writeq.is_empty() || self.engine.has_output()
