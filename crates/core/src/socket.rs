@@ -808,23 +808,28 @@ impl Socket {
         self.sum_over_conns(ConnHandle::claimed_io_reads)
     }
 
-    /// How many reads by the I/O thread returned bytes on the connections this socket's
-    /// receive reads itself, claimed or not. For tests.
+    /// How many reads by the I/O thread returned bytes on this socket's tcp/ipc
+    /// connections, claimed or not. For tests.
     #[doc(hidden)]
     pub fn io_thread_reads(&self) -> u64 {
         self.sum_over_conns(ConnHandle::io_reads)
     }
 
-    /// `count` summed over the connections this socket's receive reads itself.
+    /// `count` summed over this socket's tcp/ipc connections (also those above the
+    /// number its receive reads itself).
     fn sum_over_conns(&self, count: impl Fn(&ConnHandle) -> u64) -> u64 {
-        let sources = self.inner.lock().conn_sources(Vec::new());
-        let n = sources
+        let conns: Vec<_> = {
+            let st = self.inner.lock();
+            st.pipes
+                .values()
+                .filter_map(|p| p.inq.writer_conn())
+                .collect()
+        };
+        conns
             .iter()
             .filter_map(Weak::upgrade)
             .map(|c| count(&c))
-            .sum();
-        self.give_back_sources(sources);
-        n
+            .sum()
     }
 
     /// `Served::claim` of this socket's connections (`sources`), noted for

@@ -54,6 +54,7 @@ fn receivers_that_wait_do_not_keep_the_io_thread_awake() {
     receives_that_time_out_do_not_wake_the_io_thread();
     a_streaming_receiver_keeps_its_connection_from_the_io_thread();
     a_receiver_that_starts_behind_a_tcp_stream_takes_it_from_the_io_thread();
+    a_receiver_of_eight_connections_reads_them_itself();
 }
 
 fn a_receive_blocked_on_a_quiet_connection_does_not_wake_the_io_thread() {
@@ -241,5 +242,52 @@ fn a_receiver_that_starts_behind_a_tcp_stream_takes_it_from_the_io_thread() {
         COUNT - COUNT / 4
     );
     drop((push, pull));
+    ctx.term().unwrap();
+}
+
+fn a_receiver_of_eight_connections_reads_them_itself() {
+    // One thread sends through 8 PUSHes to one PULL. While a waiting thread read at most 4
+    // connections itself, the I/O thread read every message of the 8 and woke the
+    // receiver for them (one thread through 8 DEALERs to a ROUTER over tcp moved 30K
+    // msg/s of 64 KiB against libzmq's 44K).
+    const PEERS: usize = 8;
+    const COUNT: usize = 4_000;
+    const SIZE: usize = 64 * 1024;
+    let ctx = Context::new();
+    let pull = sock(&ctx, SocketType::Pull);
+    let ep = bind_tcp(&pull);
+    pull.set_int(opt::RCVTIMEO, 5000).unwrap();
+    let pushes: Vec<_> = (0..PEERS)
+        .map(|_| {
+            let push = sock(&ctx, SocketType::Push);
+            push.connect(&ep).unwrap();
+            push.send(b"hello", 0).unwrap();
+            push
+        })
+        .collect();
+    for _ in 0..PEERS {
+        assert_eq!(pull.recv(0).unwrap().data(), b"hello");
+    }
+    let before = pull.io_thread_reads();
+    let sender = std::thread::spawn(move || {
+        let body = vec![3u8; SIZE];
+        for i in 0..COUNT {
+            pushes[i % PEERS].send(&body, 0).unwrap();
+        }
+        pushes
+    });
+    for i in 0..COUNT {
+        assert_eq!(pull.recv(0).unwrap().len(), SIZE, "message {i}");
+    }
+    let io_reads = pull.io_thread_reads() - before;
+    let pushes = sender.join().unwrap();
+    // The I/O thread reading all of them makes about two reads per message, header and
+    // body (8,191 seen); with the receiver reading them, 1,601-3,069 (it still reads
+    // while the receiver is busy between waits).
+    assert!(
+        io_reads < (COUNT + COUNT / 4) as u64,
+        "the I/O thread made {io_reads} reads for {COUNT} messages from {PEERS} peers"
+    );
+    drop((pushes, pull));
     ctx.term().unwrap();
 }
