@@ -785,17 +785,8 @@ impl Socket {
     /// how many connections hold such bytes now (see `io::tail_hold`). For tests.
     #[doc(hidden)]
     pub fn held_tail(&self) -> (u64, usize) {
-        let conns: Vec<_> = {
-            let st = self.inner.lock();
-            st.pipes
-                .values()
-                .filter_map(|p| p.out.reader_conn())
-                .collect()
-        };
-        let looks = conns
-            .iter()
-            .filter_map(Weak::upgrade)
-            .map(|c| c.held_tail());
+        let conns = self.conns_by(|p| p.out.reader_conn());
+        let looks = conns.iter().map(|c| c.held_tail());
         looks.fold((0, 0), |(w, n), (writes, held)| {
             (w + writes, n + usize::from(held))
         })
@@ -818,18 +809,18 @@ impl Socket {
     /// `count` summed over this socket's tcp/ipc connections (also those above the
     /// number its receive reads itself).
     fn sum_over_conns(&self, count: impl Fn(&ConnHandle) -> u64) -> u64 {
+        let conns = self.conns_by(|p| p.inq.writer_conn());
+        conns.iter().map(|c| count(c)).sum()
+    }
+
+    /// This socket's connections, as `conn` finds one on each pipe (for tests); looked
+    /// up outside the socket's lock.
+    fn conns_by(&self, conn: impl Fn(&Pipe) -> Option<Weak<ConnHandle>>) -> Vec<Arc<ConnHandle>> {
         let conns: Vec<_> = {
             let st = self.inner.lock();
-            st.pipes
-                .values()
-                .filter_map(|p| p.inq.writer_conn())
-                .collect()
+            st.pipes.values().filter_map(|p| conn(p)).collect()
         };
-        conns
-            .iter()
-            .filter_map(Weak::upgrade)
-            .map(|c| count(&c))
-            .sum()
+        conns.iter().filter_map(Weak::upgrade).collect()
     }
 
     /// `Served::claim` of this socket's connections (`sources`), noted for
