@@ -315,9 +315,9 @@ pub(crate) fn spin_until(
 
 /// Most connections a waiting thread reads itself (see [`SelfServe`]); a socket with more
 /// leaves its reading to the I/O thread. 8, not 4: one thread sending through 8 DEALERs to
-/// a ROUTER over tcp moved 1.21M msg/s at 1 KiB (2.43M with 8) and 31K at 64 KiB (41K;
-/// libzmq 1.0M and 37-48K), its I/O thread doing all the reads; a ROUTER answering one
-/// of 8 peers spent less CPU per round trip, not more
+/// a ROUTER over tcp moved 1.21M msg/s at 1 KiB (2.43M with 8) and 31K at 64 KiB (41K)
+/// in paired rounds, libzmq about 0.9M and 29-48K, the I/O thread doing all the reads; a
+/// ROUTER answering one of 8 peers spent less CPU per round trip, not more
 /// (`docs/results/2026-12-07-eight-self-served.md`).
 pub(crate) const MAX_SELF_SERVED: usize = 8;
 
